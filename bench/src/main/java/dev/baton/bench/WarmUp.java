@@ -26,6 +26,17 @@ final class WarmUp {
 
     private WarmUp() {}
 
+    /**
+     * Warms the lifecycle and then the transport floor at {@code runners} runners, each until
+     * compiling settles, before either is measured; a smoke run skips it.
+     */
+    static void lifecycleAndFloor(BenchServer server, FloorServer.Sample floor, int runners, BenchOptions o)
+            throws Exception {
+        if (o.smoke()) return;
+        untilCompiled("lifecycle R=" + runners, () -> LifecycleThroughput.run(server, runners, o.slots(), o.jobs()));
+        untilCompiled("floor R=" + runners, () -> TransportFloor.run(floor, runners, o.slots(), o.jobs()));
+    }
+
     /** Runs {@code round} until compiling settles (or {@link #MAX_ROUNDS}); returns the rounds run. */
     static int untilCompiled(String what, Round round) throws Exception {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();

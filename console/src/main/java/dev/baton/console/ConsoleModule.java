@@ -1,8 +1,6 @@
 package dev.baton.console;
 
-import dev.baton.console.ConsoleSignIn.Outcome;
 import dev.baton.console.ConsoleSignIn.Viewer;
-import dev.baton.console.Views.Chrome;
 import dev.baton.console.Views.Confirmation;
 import dev.baton.console.Views.Link;
 import dev.baton.protocol.id.ResourceId;
@@ -16,15 +14,11 @@ import dev.baton.web.auth.AccessControl;
 import dev.baton.web.http.ApiException;
 import dev.baton.web.http.Lookups;
 import dev.baton.web.http.RouteModule;
-import gg.jte.ContentType;
-import gg.jte.TemplateEngine;
-import gg.jte.output.StringOutput;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HttpStatus;
 import java.time.Clock;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -38,7 +32,7 @@ import java.util.function.Supplier;
  *
  * <pre>
  * GET  /                                              → the runners page
- * GET  /console/sign-in, POST /console/sign-in, POST /console/sign-out
+ * GET  /console/sign-in, POST /console/sign-in, POST /console/sign-out   (SignInPage)
  * GET  /console/events                                  SSE: runners, jobs, job-{uuid}
  * GET  /console/runners                                 POST …/{runner}/drain, …/archive, …/rotate, …/release
  * GET  /console/runners/new, POST /console/runners         a new runner; its key shown once (FleetForms)
@@ -70,10 +64,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final RawLog rawLog = new RawLog(api);
     private final Handler logStream;
     private final Supplier<String> publicUrl;
-    private final Clock clock;
     private final Lookups find;
     private final StaticAssets assets = new StaticAssets();
-    private final TemplateEngine templates = TemplateEngine.createPrecompiled(ContentType.Html);
     private final FleetForms fleet;
     private final UsagePages usage;
     private final RollPages rolls;
@@ -81,7 +73,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     private final PoolPages pools;
     private final NoisePages noise;
     private final CodeHostPages codeHosts;
-    private final ConsoleScreen screen;
+    private final TemplateScreen screen;
+    private final SignInPage signInPage;
     private final RunnerActions runnerActions;
     private final AlertActions alertActions;
 
@@ -104,26 +97,9 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         this.events = events;
         this.logStream = logStream;
         this.publicUrl = publicUrl;
-        this.clock = clock;
         this.find = new Lookups(store);
-        this.screen = new ConsoleScreen() {
-            @Override
-            public void show(
-                    Context ctx,
-                    int status,
-                    String template,
-                    String title,
-                    String section,
-                    Viewer viewer,
-                    Object... params) {
-                render(ctx, status, template, chrome(title, section, viewer), params);
-            }
-
-            @Override
-            public void message(Context ctx, int status, Viewer viewer, String title, String text, Link back) {
-                ConsoleModule.this.message(ctx, status, viewer, title, text, back);
-            }
-        };
+        this.screen = new TemplateScreen(clock);
+        this.signInPage = new SignInPage(signIn, screen, publicUrl);
         this.fleet = new FleetForms(store, api, screen);
         this.usage = new UsagePages(api, screen);
         this.rolls = new RollPages(store, api, screen);
@@ -138,22 +114,19 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
     @Override
     public void addRoutes(JavalinConfig config) {
         var r = config.routes;
-        r.get("/", ctx -> ctx.redirect(home(ctx), HttpStatus.SEE_OTHER));
-        r.get("/console", ctx -> ctx.redirect(home(ctx), HttpStatus.SEE_OTHER));
-        r.get("/console/sign-in", this::signInPage);
-        r.post("/console/sign-in", this::signInSubmit);
-        r.post("/console/sign-out", action((ctx, viewer) -> {
-            signIn.signOut(ctx, secure(ctx));
-            ctx.redirect("/console/sign-in", HttpStatus.SEE_OTHER);
-        }));
+        r.get("/", ctx -> ctx.redirect(signInPage.home(ctx), HttpStatus.SEE_OTHER));
+        r.get("/console", ctx -> ctx.redirect(signInPage.home(ctx), HttpStatus.SEE_OTHER));
+        r.get("/console/sign-in", signInPage::page);
+        r.post("/console/sign-in", signInPage::submit);
+        r.post("/console/sign-out", action(signInPage::signOut));
         r.get("/console/events", ctx -> events.stream(ctx, () -> viewer(ctx).map(Viewer::principal)));
         r.get(
                 "/console/runners",
-                page((ctx, v) -> render(
+                page((ctx, v) -> screen.render(
                         ctx,
                         200,
                         "runners.jte",
-                        chrome("Runners", "runners", admin(v)),
+                        screen.chrome("Runners", "runners", admin(v)),
                         "runners",
                         pages.runners(),
                         "roll",
@@ -183,19 +156,19 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get("/console/organizations/{organization}", page(usage::organization));
         r.get(
                 "/console/specs",
-                page((ctx, v) ->
-                        render(ctx, 200, "specs.jte", chrome("Specs", "specs", admin(v)), "specs", pages.specs())));
+                page((ctx, v) -> screen.render(
+                        ctx, 200, "specs.jte", screen.chrome("Specs", "specs", admin(v)), "specs", pages.specs())));
         r.get(
                 "/console/queue",
-                page((ctx, v) ->
-                        render(ctx, 200, "queue.jte", chrome("Queue", "queue", admin(v)), "queue", pages.queue())));
+                page((ctx, v) -> screen.render(
+                        ctx, 200, "queue.jte", screen.chrome("Queue", "queue", admin(v)), "queue", pages.queue())));
         r.get(
                 "/console/projects",
-                page((ctx, v) -> render(
+                page((ctx, v) -> screen.render(
                         ctx,
                         200,
                         "projects.jte",
-                        chrome("Projects", "projects", v),
+                        screen.chrome("Projects", "projects", v),
                         "projects",
                         pages.projects(v::mayRead))));
         r.get("/console/projects/{project}/jobs", page(this::jobs));
@@ -203,11 +176,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             Project project = project(ctx, v);
             Job job = find.job(project, ctx.pathParam("job"));
             String name = "Job " + job.uuid().toString().substring(0, 8);
-            render(
+            screen.render(
                     ctx,
                     200,
                     "job.jte",
-                    chrome(name, "projects", v).withTab(job.status().wireName() + " · " + name),
+                    screen.chrome(name, "projects", v).withTab(job.status().wireName() + " · " + name),
                     "page",
                     pages.job(project, job, v.principal()));
         }));
@@ -216,11 +189,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.get("/console/projects/{project}/jobs/{job}/compare", page((ctx, v) -> {
             Project project = project(ctx, v);
             Job job = find.job(project, ctx.pathParam("job"));
-            render(
+            screen.render(
                     ctx,
                     200,
                     "compare.jte",
-                    chrome("Compare job " + job.uuid().toString().substring(0, 8), "projects", v),
+                    screen.chrome("Compare job " + job.uuid().toString().substring(0, 8), "projects", v),
                     "page",
                     pages.compare(project, job));
         }));
@@ -240,11 +213,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/projects/{project}/jobs/{job}/cancel", action(this::cancel));
         r.get("/console/projects/{project}/alerts", page((ctx, v) -> {
             Project project = project(ctx, v);
-            render(
+            screen.render(
                     ctx,
                     200,
                     "alerts.jte",
-                    chrome("Alerts · " + project.name(), "projects", v),
+                    screen.chrome("Alerts · " + project.name(), "projects", v),
                     "page",
                     pages.alerts(project, v.principal()));
         }));
@@ -257,11 +230,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/projects/{project}/alert-groups/{group}/triage", action(alertActions::triageGroup));
         r.get("/console/projects/{project}/metrics", page((ctx, v) -> {
             Project project = project(ctx, v);
-            render(
+            screen.render(
                     ctx,
                     200,
                     "metrics.jte",
-                    chrome("Metrics · " + project.name(), "projects", v),
+                    screen.chrome("Metrics · " + project.name(), "projects", v),
                     "page",
                     pages.metrics(
                             project,
@@ -289,11 +262,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         r.post("/console/projects/{project}/code-hosts/{host}/delete", action(codeHosts::delete));
         r.get("/console/projects/{project}/registry", page((ctx, v) -> {
             Project project = project(ctx, v);
-            render(
+            screen.render(
                     ctx,
                     200,
                     "registry.jte",
-                    chrome("Registry · " + project.name(), "projects", v),
+                    screen.chrome("Registry · " + project.name(), "projects", v),
                     "page",
                     pages.registry(project, publicUrl.get()));
         }));
@@ -302,53 +275,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         config.events.serverStopping(events::close);
     }
 
-    // ---- sign-in ---------------------------------------------------------------------------------
-
-    private void signInPage(Context ctx) {
-        SecurityHeaders.apply(ctx);
-        if (viewer(ctx).isPresent()) {
-            ctx.redirect(home(ctx), HttpStatus.SEE_OTHER);
-            return;
-        }
-        showSignIn(ctx, 200, null);
-    }
-
-    private void showSignIn(Context ctx, int status, String error) {
-        String csrf = Csrf.random();
-        Cookies.set(ctx, Csrf.PRE_SESSION_COOKIE, csrf, "/console/sign-in", 3600, secure(ctx));
-        render(ctx, status, "signin.jte", new Chrome("Sign in", "sign-in", csrf), "error", error);
-    }
-
-    private void signInSubmit(Context ctx) {
-        SecurityHeaders.apply(ctx);
-        if (!Csrf.matches(ctx.cookie(Csrf.PRE_SESSION_COOKIE), ctx.formParam(Csrf.FIELD))) {
-            showSignIn(ctx, 403, "The form expired or did not come from this console; sign in again.");
-            return;
-        }
-        switch (signIn.check(ctx.formParam("token"))) {
-            case Outcome.Accepted(Viewer viewer) -> {
-                signIn.signIn(ctx, viewer, secure(ctx));
-                Cookies.set(ctx, Csrf.PRE_SESSION_COOKIE, "", "/console/sign-in", 0, secure(ctx));
-                ctx.redirect(viewer.home(), HttpStatus.SEE_OTHER);
-            }
-            case Outcome.Refused(String why) -> showSignIn(ctx, 401, "Not signed in: " + why + ".");
-        }
-    }
+    // ---- guards ----------------------------------------------------------------------------------
 
     private Optional<Viewer> viewer(Context ctx) {
         return signIn.viewer(ctx);
     }
-
-    /** The first page for this request's viewer (the runners page when nobody is signed in: it asks for a sign-in). */
-    private String home(Context ctx) {
-        return viewer(ctx).map(Viewer::home).orElse("/console/runners");
-    }
-
-    private boolean secure(Context ctx) {
-        return ctx.req().isSecure() || publicUrl.get().startsWith("https://");
-    }
-
-    // ---- guards ----------------------------------------------------------------------------------
 
     /** A page or an action, run for a signed-in viewer. */
     private interface ViewerHandler {
@@ -377,7 +308,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
             Optional<Viewer> viewer = viewer(ctx);
             if (viewer.isEmpty()) {
                 ctx.status(401);
-                showSignIn(ctx, 401, "Sign in to do that.");
+                signInPage.show(ctx, 401, "Sign in to do that.");
                 return;
             }
             if (!Csrf.matches(viewer.get().csrf(), ctx.formParam(Csrf.FIELD))) {
@@ -439,11 +370,11 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         }
         var filter = new JobListing.Filter(
                 status, spec, runner, blank(ctx.queryParam("branch")), blank(ctx.queryParam("submitter")));
-        render(
+        screen.render(
                 ctx,
                 200,
                 "jobs.jte",
-                chrome("Jobs · " + project.name(), "projects", v),
+                screen.chrome("Jobs · " + project.name(), "projects", v),
                 "page",
                 pages.jobs(project, filter, offset));
     }
@@ -499,7 +430,7 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
                 null,
                 v.token());
         if (!answer.ok()) {
-            message(ctx, answer.status(), v, "Not canceled", answer.message(), back);
+            screen.message(ctx, answer.status(), v, "Not canceled", answer.message(), back);
             return;
         }
         ctx.redirect(path, HttpStatus.SEE_OTHER);
@@ -512,7 +443,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         String path = "/console/projects/" + ctx.pathParam("project") + "/jobs/" + ctx.pathParam("job");
         var answer = api.call(ctx, "POST", "/v0/run", pages.rerun(project, job), v.token());
         if (!answer.ok()) {
-            message(ctx, answer.status(), v, "Not submitted", answer.message(), new Link(path, "Back to the job"));
+            screen.message(
+                    ctx, answer.status(), v, "Not submitted", answer.message(), new Link(path, "Back to the job"));
             return;
         }
         ctx.redirect(
@@ -540,27 +472,8 @@ public final class ConsoleModule implements RouteModule, AutoCloseable {
         ctx.contentType("application/octet-stream").result(content.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
-    // ---- rendering -------------------------------------------------------------------------------
-
-    private Chrome chrome(String title, String section, Viewer viewer) {
-        return new Chrome(title, section, viewer.csrf(), viewer.admin(), null, clock.instant());
-    }
-
-    private void message(Context ctx, int status, Viewer viewer, String title, String text, Link back) {
-        render(ctx, status, "message.jte", chrome(title, "", viewer), "text", text, "back", back);
-    }
-
     static String shortId(String job) {
         return job.length() > 8 ? job.substring(0, 8) : job;
-    }
-
-    private void render(Context ctx, int status, String template, Chrome chrome, Object... params) {
-        Map<String, Object> all = new HashMap<>();
-        all.put("chrome", chrome);
-        for (int i = 0; i < params.length; i += 2) all.put((String) params[i], params[i + 1]);
-        StringOutput out = new StringOutput();
-        templates.render(template, all, out);
-        ctx.status(status).contentType("text/html; charset=utf-8").result(out.toString());
     }
 
     @Override

@@ -1,60 +1,39 @@
 package dev.baton.console;
 
 import dev.baton.console.Views.AlertsPage;
-import dev.baton.console.Views.AttemptRow;
-import dev.baton.console.Views.Chart;
 import dev.baton.console.Views.ComparePage;
-import dev.baton.console.Views.IterationRow;
 import dev.baton.console.Views.JobPage;
 import dev.baton.console.Views.JobRef;
 import dev.baton.console.Views.JobsPage;
-import dev.baton.console.Views.MetricRow;
 import dev.baton.console.Views.MetricsPage;
-import dev.baton.console.Views.OutputFile;
 import dev.baton.console.Views.PlotData;
-import dev.baton.console.Views.Point;
 import dev.baton.console.Views.ProjectRow;
 import dev.baton.console.Views.QueueRow;
 import dev.baton.console.Views.RegistryPage;
 import dev.baton.console.Views.RepositoryRow;
 import dev.baton.console.Views.RunnerRow;
 import dev.baton.console.Views.SpecRow;
-import dev.baton.console.Views.TimelineEntry;
-import dev.baton.core.adapter.IterationResults;
-import dev.baton.core.adapter.Metrics;
-import dev.baton.core.adapter.ReportResults;
 import dev.baton.core.config.ShippedVersion;
 import dev.baton.dispatch.JobQueue;
 import dev.baton.dispatch.QueueStatus;
 import dev.baton.dispatch.channel.RunnerActivity;
 import dev.baton.dispatch.output.OutputStore;
 import dev.baton.protocol.id.JobUuid;
-import dev.baton.protocol.job.JobStatus;
 import dev.baton.protocol.message.DrainState;
-import dev.baton.protocol.model.IterationResult;
-import dev.baton.protocol.model.JobOutput;
 import dev.baton.registry.Images;
-import dev.baton.store.Attempt;
-import dev.baton.store.AttemptEnd;
 import dev.baton.store.Job;
 import dev.baton.store.JobFilter;
 import dev.baton.store.KnownMachine;
 import dev.baton.store.Project;
-import dev.baton.store.Report;
-import dev.baton.store.Role;
 import dev.baton.store.Runner;
 import dev.baton.store.RunnerFilter;
 import dev.baton.store.Spec;
 import dev.baton.store.Store;
-import dev.baton.web.auth.CancelRight;
 import dev.baton.web.auth.Principal;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -69,15 +48,13 @@ import java.util.function.LongFunction;
 public final class ConsolePages {
     /** Recent jobs per spec and project read for the spec page's medians. */
     static final int RECENT = 50;
-    /** Output file text shown inline; the rest is in the API's job output. */
-    static final int FILE_PREVIEW_BYTES = 16 * 1024;
 
     private final Store store;
     private final JobQueue queue;
     private final LongFunction<Optional<RunnerActivity>> activity;
-    private final OutputStore outputs;
     private final Images images;
     private final JobListing listing;
+    private final JobDetail detail;
     private final Comparison comparison;
     private final AlertPages alerts;
     private final MetricHistory history;
@@ -92,10 +69,10 @@ public final class ConsolePages {
         this.queue = queue;
         this.activity = activity;
         this.listing = new JobListing(store);
+        this.detail = new JobDetail(store, queue, outputs, listing);
         this.alerts = new AlertPages(store);
         this.comparison = new Comparison(store, alerts);
         this.history = new MetricHistory(store, alerts);
-        this.outputs = outputs;
         this.images = images;
     }
 
@@ -287,238 +264,21 @@ public final class ConsolePages {
 
     /** The job's page as {@code viewer} sees it: a Cancel button only when the job can be canceled and the viewer may. */
     JobPage job(Project project, Job job, Principal viewer) {
-        Names names = new Names(store);
-        List<Attempt> attempts = store.runs().attempts(job.id());
-        Optional<QueueStatus> q = job.status() == JobStatus.PENDING ? queue.status(job) : Optional.empty();
-        Report report = store.runs().findReport(job.reportId()).orElse(null);
-        ReportResults parsed =
-                report == null ? null : ReportResults.fromJson(report.results()).orElse(null);
-        JobOutput output =
-                outputs.get(project.uuid(), job.uuid(), job.attempt()).orElse(null);
-        Map<Integer, AttemptEnd> ends = store.runs().attemptEnds(job.id());
-        List<AttemptRow> attemptRows = attempts.stream()
-                .map(a -> new AttemptRow(
-                        a.number(),
-                        names.runner(a.runnerId()),
-                        LeaseFingerprint.of(a.lease()),
-                        a.outcome() == null
-                                ? (job.status().inFlight() && a.number() == job.attempt() ? "current" : "—")
-                                : a.outcome().name().toLowerCase(Locale.ROOT),
-                        a.claimed(),
-                        a.started(),
-                        a.ended(),
-                        a.declineCode() == null ? null : a.declineCode() + ": " + a.declineReason(),
-                        dev.baton.store.AttemptTransport.of(store, a),
-                        retryText(ends.get(a.number()))))
-                .toList();
-        boolean cancelable = (job.status() == JobStatus.PENDING || job.status().inFlight())
-                && CancelRight.mayCancel(viewer, project, () -> store.access().jobSubmitter(job.id()));
-        return new JobPage(
-                project.slug().value(),
-                project.name(),
-                listing.row(project, job, names),
-                job.errorCode(),
-                job.error(),
-                q.map(s -> s.reason().message()).orElse(null),
-                q.map(QueueStatus::position).orElse(null),
-                q.map(QueueStatus::predictedStart).orElse(null),
-                timeline(job, attempts, names),
-                attemptRows,
-                iterations(output, parsed),
-                files(output, ref(project, job) + "/files/"),
-                metrics(parsed == null ? null : parsed.results()),
-                charts(parsed),
-                report == null ? null : report.error(),
-                cancelable,
-                job.config().digest() == null ? null : job.config().digest().toString(),
-                command(job),
-                maySubmit(viewer, project),
-                // A paired run's pairs and verdict (issue 45), as the report's API answer has them.
-                job.config().paired() == null || parsed == null
-                        ? null
-                        : dev.baton.alerts.PairedVerdict.of(job.config().paired(), parsed.iterations()),
-                baseline(job.config().paired()));
-    }
-
-    /** What a paired run's baseline runs (issue 45): its image when it has one, then its command. */
-    private static List<String> baseline(dev.baton.protocol.model.PairedConfig paired) {
-        if (paired == null) return List.of();
-        List<String> words = new ArrayList<>();
-        if (paired.baselineImage() != null) words.add("in image " + paired.baselineImage() + ":");
-        words.addAll(paired.baselineCmd() == null ? List.of("(the image's own command)") : paired.baselineCmd());
-        return words;
-    }
-
-    private static List<String> command(Job job) {
-        List<String> command = new ArrayList<>();
-        if (job.config().entrypoint() != null) command.addAll(job.config().entrypoint());
-        if (job.config().cmd() != null) command.addAll(job.config().cmd());
-        return command;
-    }
-
-    /**
-     * The job's state changes with their times, as far as the store keeps them: created, each
-     * attempt's claim, start and end, and the job's own end. Baton keeps no separate history table.
-     */
-    private static List<TimelineEntry> timeline(Job job, List<Attempt> attempts, Names names) {
-        List<TimelineEntry> t = new ArrayList<>();
-        t.add(new TimelineEntry(job.created(), "submitted: pending"));
-        for (Attempt a : attempts) {
-            String runner = names.runner(a.runnerId());
-            t.add(new TimelineEntry(a.claimed(), "attempt " + a.number() + " claimed by " + runner));
-            if (a.started() != null)
-                t.add(new TimelineEntry(a.started(), "attempt " + a.number() + " running on " + runner));
-            if (a.ended() != null && a.outcome() != null) {
-                t.add(new TimelineEntry(
-                        a.ended(),
-                        "attempt " + a.number() + " ended: "
-                                + a.outcome().name().toLowerCase(Locale.ROOT)));
-            }
-        }
-        if (!job.status().inFlight() && job.status() != JobStatus.PENDING) {
-            Instant end =
-                    job.completed() != null && (job.status() == JobStatus.COMPLETED) ? job.completed() : job.modified();
-            if (job.status() == JobStatus.PROCESSED && job.completed() != null)
-                t.add(new TimelineEntry(job.completed(), "completed"));
-            t.add(new TimelineEntry(end, job.status().wireName() + (job.error() == null ? "" : ": " + job.error())));
-        }
-        t.sort(Comparator.comparing(TimelineEntry::at, Comparator.nullsLast(Comparator.naturalOrder())));
-        return t;
-    }
-
-    private static List<IterationRow> iterations(JobOutput output, ReportResults parsed) {
-        if (output == null || output.results() == null) return List.of();
-        List<IterationRow> rows = new ArrayList<>();
-        for (int i = 0; i < output.results().size(); i++) {
-            IterationResult r = output.results().get(i);
-            String error = null;
-            if (parsed != null
-                    && parsed.iterations() != null
-                    && i < parsed.iterations().size())
-                error = parsed.iterations().get(i).error();
-            rows.add(new IterationRow(i, r.exitCode(), error));
-        }
-        return rows;
-    }
-
-    private static String ref(Project project, Job job) {
-        return new JobRef(project.slug().value(), job.uuid().toString()).href();
-    }
-
-    /** Whether the viewer may submit runs to the project (the API's rule for POST /v0/run): the admin, or a submitter or above. */
-    static boolean maySubmit(Principal viewer, Project project) {
-        return switch (viewer) {
-            case Principal.Admin a -> true;
-            case Principal.TokenHolder holder ->
-                holder.roleOn(project).map(r -> r.includes(Role.SUBMITTER)).orElse(false);
-        };
+        return detail.page(project, job, viewer);
     }
 
     /** A collected file of the job's final attempt, whole. */
     Optional<String> file(Project project, Job job, int iteration, String path) {
-        return outputs.get(project.uuid(), job.uuid(), job.attempt())
-                .filter(o -> o.results() != null
-                        && iteration >= 0
-                        && iteration < o.results().size())
-                .map(o -> o.results().get(iteration).output())
-                .map(files -> files == null ? null : files.get(path));
+        return detail.file(project, job, iteration, path);
     }
 
     ComparePage compare(Project project, Job job) {
         return comparison.compare(project, job);
     }
 
-    /** How a failed attempt was judged (issue 41): "infrastructure · retried", "failure (exit 1) · not retried: not_in_retry_on". */
-    static String retryText(AttemptEnd end) {
-        if (end == null || end.kind() == null) return null;
-        String kind = end.kind().wireName() + (end.exitCode() == null ? "" : " (exit " + end.exitCode() + ")");
-        if (end.retried()) return kind + " · retried";
-        return kind + " · not retried"
-                + (end.notRetried() == null ? "" : ": " + end.notRetried().wireName());
-    }
-
     /** The /v0/run body that submits the job again with the same configuration. */
     Map<String, Object> rerun(Project project, Job job) {
-        Report report = store.runs().findReport(job.reportId()).orElseThrow();
-        Spec spec = store.specs().findSpec(job.specId()).orElseThrow();
-        return Rerun.body(
-                project, job, report, spec, store.runs().retryPolicy(job.id()).orElse(null));
-    }
-
-    private static List<OutputFile> files(JobOutput output, String href) {
-        if (output == null || output.results() == null) return List.of();
-        List<OutputFile> files = new ArrayList<>();
-        for (int i = 0; i < output.results().size(); i++) {
-            Map<String, String> out = output.results().get(i).output();
-            if (out == null) continue;
-            for (var e : new java.util.TreeMap<>(out).entrySet()) {
-                String content = e.getValue() == null ? "" : e.getValue();
-                long size = content.getBytes(StandardCharsets.UTF_8).length;
-                boolean truncated = content.length() > FILE_PREVIEW_BYTES;
-                files.add(new OutputFile(
-                        i,
-                        e.getKey(),
-                        size,
-                        truncated ? content.substring(0, FILE_PREVIEW_BYTES) : content,
-                        truncated,
-                        href + i + "/" + e.getKey()));
-            }
-        }
-        return files;
-    }
-
-    private static List<MetricRow> metrics(Metrics results) {
-        if (results == null) return List.of();
-        List<MetricRow> rows = new ArrayList<>();
-        results.benchmarks()
-                .forEach((benchmark, measures) -> measures.forEach((measure, m) ->
-                        rows.add(new MetricRow(benchmark, measure, m.value(), m.lowerValue(), m.upperValue()))));
-        return rows;
-    }
-
-    /** One chart per benchmark and measure with its value in each iteration that parsed. */
-    static List<Chart> charts(ReportResults parsed) {
-        if (parsed == null || parsed.iterations() == null) return List.of();
-        Map<String, Map<Integer, Double>> series = new LinkedHashMap<>();
-        for (IterationResults it : parsed.iterations()) {
-            if (it.results() == null) continue;
-            it.results()
-                    .benchmarks()
-                    .forEach((b, measures) -> measures.forEach(
-                            (m, metric) -> series.computeIfAbsent(b + "\u0000" + m, k -> new LinkedHashMap<>())
-                                    .put(it.iteration(), metric.value())));
-        }
-        List<Chart> charts = new ArrayList<>();
-        series.forEach((key, values) -> {
-            String[] names = key.split("\u0000", 2);
-            charts.add(chart(names[0], names[1], values));
-        });
-        return charts;
-    }
-
-    static Chart chart(String benchmark, String measure, Map<Integer, Double> values) {
-        double min =
-                values.values().stream().mapToDouble(Double::doubleValue).min().orElse(0);
-        double max =
-                values.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
-        int last = values.keySet().stream().mapToInt(Integer::intValue).max().orElse(0);
-        double pad = 10;
-        double w = Chart.WIDTH - 2 * pad;
-        double h = Chart.HEIGHT - 2 * pad;
-        List<Point> points = new ArrayList<>();
-        StringBuilder polyline = new StringBuilder();
-        values.forEach((iteration, value) -> {
-            double x = pad + (last == 0 ? w / 2 : w * iteration / last);
-            double y = pad + (max == min ? h / 2 : h * (max - value) / (max - min));
-            points.add(new Point(round(x), round(y), iteration, value));
-            if (!polyline.isEmpty()) polyline.append(' ');
-            polyline.append(round(x)).append(',').append(round(y));
-        });
-        return new Chart(benchmark, measure, polyline.toString(), points, min, max);
-    }
-
-    private static double round(double v) {
-        return Math.round(v * 10) / 10.0;
+        return detail.rerun(project, job);
     }
 
     // ---- alerts and metrics (docs/alerts.md) -----------------------------------------------------

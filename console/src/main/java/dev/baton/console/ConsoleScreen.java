@@ -5,7 +5,7 @@ import dev.baton.console.Views.Confirmation;
 import dev.baton.console.Views.Link;
 import io.javalin.http.Context;
 
-/** How page classes beside {@link ConsoleModule} render: ConsoleModule owns the templates and each page's chrome. */
+/** How page classes beside {@link ConsoleModule} render: they name the template and title; {@link TemplateScreen} owns the templates and each page's chrome. */
 interface ConsoleScreen {
     void show(Context ctx, int status, String template, String title, String section, Viewer viewer, Object... params);
 

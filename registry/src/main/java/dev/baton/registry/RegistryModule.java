@@ -2,13 +2,11 @@ package dev.baton.registry;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.baton.core.config.ServerConfig;
-import dev.baton.protocol.id.ProjectUuid;
-import dev.baton.protocol.id.ResourceId;
+import dev.baton.registry.RepositoryAccess.Target;
 import dev.baton.store.Store;
 import dev.baton.store.blob.BlobStorage;
 import dev.baton.store.blob.BlobStorageException;
 import dev.baton.store.blob.Digest;
-import dev.baton.store.token.Grant;
 import dev.baton.store.token.RegistryTokens;
 import dev.baton.web.http.RouteModule;
 import io.javalin.config.JavalinConfig;
@@ -50,8 +48,7 @@ public final class RegistryModule implements RouteModule {
     private final Registry registry;
     private final RegistryAuth auth;
     private final TokenEndpoint tokenEndpoint;
-    private final ProjectLookup projects;
-    private final String publicUrl;
+    private final RepositoryAccess access;
     private final JobPulls jobPulls;
 
     /**
@@ -70,8 +67,7 @@ public final class RegistryModule implements RouteModule {
         this.jobPulls = new JobPulls(registry, store, clock);
         this.auth = new RegistryAuth(tokens, credentials, clock);
         this.tokenEndpoint = new TokenEndpoint(auth, tokens, projects, clock);
-        this.projects = projects;
-        this.publicUrl = publicUrl == null ? null : publicUrl.replaceAll("/+$", "");
+        this.access = new RepositoryAccess(auth, projects, publicUrl == null ? null : publicUrl.replaceAll("/+$", ""));
     }
 
     /**
@@ -162,7 +158,7 @@ public final class RegistryModule implements RouteModule {
     private void base(Context ctx, String method) {
         if (!method.equals("GET") && !method.equals("HEAD")) throw unsupported();
         if (auth.authenticate(ctx.header("Authorization")).isEmpty()) {
-            throw challenge(ctx, null, null, false, "authentication required");
+            throw access.challenge(ctx, null, null, false, "authentication required");
         }
         ctx.status(200).contentType("application/json").result("{}");
     }
@@ -170,15 +166,15 @@ public final class RegistryModule implements RouteModule {
     private void blob(Context ctx, String method, RegistryPath.Blob p) throws IOException {
         boolean delete = method.equals("DELETE");
         if (!delete && !method.equals("GET") && !method.equals("HEAD")) throw unsupported();
-        Target target = authorize(ctx, p.name(), delete ? "delete" : "pull");
+        Target target = access.authorize(ctx, p.name(), delete ? "delete" : "pull");
         Digest digest = digest(p.digest());
-        if (!delete) jobPulls.blob(target.grant, target.key, digest);
+        if (!delete) jobPulls.blob(target.grant(), target.key(), digest);
         if (delete) {
-            registry.deleteBlob(target.key, digest);
+            registry.deleteBlob(target.key(), digest);
             ctx.status(202);
             return;
         }
-        long size = registry.blobSize(target.key, digest);
+        long size = registry.blobSize(target.key(), digest);
         long start = 0;
         long end = size - 1;
         int status = 200;
@@ -226,14 +222,14 @@ public final class RegistryModule implements RouteModule {
 
     private void uploads(Context ctx, String method, RegistryPath.Uploads p) throws IOException {
         if (!method.equals("POST")) throw unsupported();
-        Target target = authorize(ctx, p.name(), "push");
+        Target target = access.authorize(ctx, p.name(), "push");
         String digestParam = ctx.queryParam("digest");
         String mount = ctx.queryParam("mount");
         String from = ctx.queryParam("from");
         if (mount != null && from != null && digestParam == null) {
             Digest digest = digest(mount);
-            Optional<RepositoryKey> source = mountSource(ctx, target, from);
-            if (source.isPresent() && registry.mount(target.key, source.get(), digest)) {
+            Optional<RepositoryKey> source = access.mountSource(ctx, target, from);
+            if (source.isPresent() && registry.mount(target.key(), source.get(), digest)) {
                 blobCreated(ctx, target, digest);
                 return;
             }
@@ -242,31 +238,31 @@ public final class RegistryModule implements RouteModule {
         if (digestParam != null) {
             Digest digest = digest(digestParam);
             checkDeclaredLength(ctx);
-            registry.putBlob(target.key, digest, body(ctx));
+            registry.putBlob(target.key(), digest, body(ctx));
             blobCreated(ctx, target, digest);
             return;
         }
-        UploadStatus status = registry.startUpload(target.key);
+        UploadStatus status = registry.startUpload(target.key());
         uploadAccepted(ctx, target, status, 202);
     }
 
     private void upload(Context ctx, String method, RegistryPath.Upload p) throws IOException {
         String action = method.equals("GET") ? "pull" : "push";
-        Target target = authorize(ctx, p.name(), action);
+        Target target = access.authorize(ctx, p.name(), action);
         String id = p.id();
         if (!UUID_SHAPE.matcher(id).matches()) {
             throw new RegistryException(ErrorCode.BLOB_UPLOAD_UNKNOWN, "upload " + id + " is unknown");
         }
         switch (method) {
-            case "GET" -> uploadAccepted(ctx, target, registry.uploadStatus(target.key, id), 204);
+            case "GET" -> uploadAccepted(ctx, target, registry.uploadStatus(target.key(), id), 204);
             case "DELETE" -> {
-                registry.cancelUpload(target.key, id);
+                registry.cancelUpload(target.key(), id);
                 ctx.status(204);
             }
             case "PATCH" -> {
                 Chunk chunk = chunk(ctx, id, target);
                 uploadAccepted(
-                        ctx, target, registry.appendChunk(target.key, id, chunk.start, chunk.length, body(ctx)), 202);
+                        ctx, target, registry.appendChunk(target.key(), id, chunk.start, chunk.length, body(ctx)), 202);
             }
             case "PUT" -> {
                 String digestParam = ctx.queryParam("digest");
@@ -274,9 +270,9 @@ public final class RegistryModule implements RouteModule {
                 Digest digest = digest(digestParam);
                 Chunk chunk = chunk(ctx, id, target);
                 if (chunk.start != null || chunk.length == null || chunk.length > 0) {
-                    registry.appendChunk(target.key, id, chunk.start, chunk.length, body(ctx));
+                    registry.appendChunk(target.key(), id, chunk.start, chunk.length, body(ctx));
                 }
-                registry.finishUpload(target.key, id, digest, 0L, InputStream.nullInputStream());
+                registry.finishUpload(target.key(), id, digest, 0L, InputStream.nullInputStream());
                 blobCreated(ctx, target, digest);
             }
             default -> throw unsupported();
@@ -286,9 +282,9 @@ public final class RegistryModule implements RouteModule {
     private void manifest(Context ctx, String method, RegistryPath.Manifest p) throws IOException {
         switch (method) {
             case "GET", "HEAD" -> {
-                Target target = authorize(ctx, p.name(), "pull");
-                jobPulls.manifest(target.grant, target.key, p.reference(), ctx.ip());
-                StoredManifest manifest = registry.getManifest(target.key, p.reference());
+                Target target = access.authorize(ctx, p.name(), "pull");
+                jobPulls.manifest(target.grant(), target.key(), p.reference(), ctx.ip());
+                StoredManifest manifest = registry.getManifest(target.key(), p.reference());
                 HttpServletResponse res = ctx.res();
                 res.setStatus(200);
                 res.setContentType(manifest.mediaType());
@@ -302,21 +298,21 @@ public final class RegistryModule implements RouteModule {
                 }
             }
             case "PUT" -> {
-                Target target = authorize(ctx, p.name(), "push");
+                Target target = access.authorize(ctx, p.name(), "push");
                 // Read (at most one byte past the bound) before refusing, so that a client still
                 // sending is not cut off mid-request and does see the 413.
                 byte[] body = body(ctx).readNBytes((int) Registry.MAX_MANIFEST_BYTES + 1);
                 if (body.length > Registry.MAX_MANIFEST_BYTES) throw manifestTooLarge();
                 Registry.PutManifestResult result =
-                        registry.putManifest(target.key, p.reference(), body, ctx.header("Content-Type"));
-                ctx.header("Location", "/v2/" + target.name.text() + "/manifests/" + result.digest());
+                        registry.putManifest(target.key(), p.reference(), body, ctx.header("Content-Type"));
+                ctx.header("Location", "/v2/" + target.name().text() + "/manifests/" + result.digest());
                 ctx.header("Docker-Content-Digest", result.digest().toString());
                 result.subject().ifPresent(subject -> ctx.header("OCI-Subject", subject.toString()));
                 ctx.status(201);
             }
             case "DELETE" -> {
-                Target target = authorize(ctx, p.name(), "delete");
-                registry.deleteManifest(target.key, p.reference());
+                Target target = access.authorize(ctx, p.name(), "delete");
+                registry.deleteManifest(target.key(), p.reference());
                 ctx.status(202);
             }
             default -> throw unsupported();
@@ -325,7 +321,7 @@ public final class RegistryModule implements RouteModule {
 
     private void tags(Context ctx, String method, RegistryPath.Tags p) throws IOException {
         if (!method.equals("GET")) throw unsupported();
-        Target target = authorize(ctx, p.name(), "pull");
+        Target target = access.authorize(ctx, p.name(), "pull");
         Integer n = null;
         String nParam = ctx.queryParam("n");
         if (nParam != null) {
@@ -338,101 +334,33 @@ public final class RegistryModule implements RouteModule {
                 throw new RegistryException(ErrorCode.PAGINATION_NUMBER_INVALID, "n must be a non-negative integer");
         }
         String last = ctx.queryParam("last");
-        TagsPage page = registry.tags(target.key, n, last);
+        TagsPage page = registry.tags(target.key(), n, last);
         if (page.more()) {
             String lastTag = page.tags().isEmpty()
                     ? (last == null ? "" : last)
                     : page.tags().getLast();
             ctx.header(
                     "Link",
-                    "</v2/" + target.name.text() + "/tags/list?n=" + n + "&last=" + lastTag + ">; rel=\"next\"");
+                    "</v2/" + target.name().text() + "/tags/list?n=" + n + "&last=" + lastTag + ">; rel=\"next\"");
         }
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("name", target.name.text());
+        body.put("name", target.name().text());
         body.put("tags", page.tags());
         ctx.status(200).contentType("application/json").result(JSON.writeValueAsBytes(body));
     }
 
     private void referrers(Context ctx, String method, RegistryPath.Referrers p) throws IOException {
         if (!method.equals("GET")) throw unsupported();
-        Target target = authorize(ctx, p.name(), "pull");
+        Target target = access.authorize(ctx, p.name(), "pull");
         Digest subject = digest(p.digest());
         String artifactType = ctx.queryParam("artifactType");
-        List<Descriptor> referrers = registry.referrers(target.key, subject, artifactType);
+        List<Descriptor> referrers = registry.referrers(target.key(), subject, artifactType);
         if (artifactType != null) ctx.header("OCI-Filters-Applied", "artifactType");
         Map<String, Object> index = new LinkedHashMap<>();
         index.put("schemaVersion", 2);
         index.put("mediaType", MediaTypes.OCI_INDEX);
         index.put("manifests", referrers);
         ctx.status(200).contentType(MediaTypes.OCI_INDEX).result(JSON.writeValueAsBytes(index));
-    }
-
-    // ---- authorization --------------------------------------------------------------------
-
-    /** A request's repository, as written and as resolved. */
-    private record Target(RepositoryName name, RepositoryKey key, Grant grant) {}
-
-    /**
-     * Authenticates, resolves the project and checks {@code action}. Without valid credentials, or
-     * with credentials that do not reach this repository, the answer is 401 with a challenge; an
-     * unknown project is reported (404) only to callers who could have used it, so that a token
-     * for one project learns nothing about the others.
-     */
-    private Target authorize(Context ctx, String rawName, String action) {
-        RepositoryName name = RepositoryName.parse(rawName)
-                .orElseThrow(() -> new RegistryException(
-                        ErrorCode.NAME_INVALID, "invalid repository name " + rawName, Map.of("name", rawName)));
-        String scopeActions = action.equals("push") ? "pull,push" : action;
-        Grant grant = auth.authenticate(ctx.header("Authorization"))
-                .orElseThrow(() -> challenge(ctx, name, scopeActions, false, "authentication required"));
-        Optional<ProjectUuid> project = projects.find(ResourceId.of(name.project()));
-        if (project.isEmpty()) {
-            if (grant.allows(name.project(), name.path(), name.text(), action)) {
-                throw new RegistryException(
-                        ErrorCode.NAME_UNKNOWN,
-                        "project " + name.project() + " does not exist",
-                        Map.of("name", name.text()));
-            }
-            throw challenge(ctx, name, scopeActions, true, "access to " + name + " denied");
-        }
-        RepositoryKey key = new RepositoryKey(project.get(), name.path());
-        if (!grant.allows(project.get().toString(), name.path(), name.text(), action)) {
-            throw challenge(ctx, name, scopeActions, true, "access to " + name + " denied");
-        }
-        return new Target(name, key, grant);
-    }
-
-    private Optional<RepositoryKey> mountSource(Context ctx, Target target, String from) {
-        Optional<RepositoryName> name = RepositoryName.parse(from);
-        if (name.isEmpty()) return Optional.empty();
-        Optional<ProjectUuid> project = projects.find(ResourceId.of(name.get().project()));
-        if (project.isEmpty() || !project.get().equals(target.key.project())) return Optional.empty();
-        if (!target.grant.allows(
-                project.get().toString(), name.get().path(), name.get().text(), "pull")) return Optional.empty();
-        return Optional.of(new RepositoryKey(project.get(), name.get().path()));
-    }
-
-    private RegistryException challenge(
-            Context ctx, RepositoryName name, String actions, boolean insufficient, String message) {
-        StringBuilder header = new StringBuilder("Bearer realm=\"")
-                .append(realm(ctx))
-                .append("\",service=\"")
-                .append(SERVICE)
-                .append('"');
-        if (name != null)
-            header.append(",scope=\"repository:")
-                    .append(name.text())
-                    .append(':')
-                    .append(actions)
-                    .append('"');
-        if (insufficient) header.append(",error=\"insufficient_scope\"");
-        ctx.header("WWW-Authenticate", header.toString());
-        return new RegistryException(ErrorCode.UNAUTHORIZED, message);
-    }
-
-    private String realm(Context ctx) {
-        String base = publicUrl != null ? publicUrl : ctx.scheme() + "://" + ctx.host();
-        return base + "/v2/token";
     }
 
     // ---- request and response helpers -------------------------------------------------------
@@ -451,7 +379,7 @@ public final class RegistryModule implements RouteModule {
                     ErrorCode.BLOB_UPLOAD_INVALID,
                     416,
                     "invalid Content-Range " + contentRange,
-                    Map.of("range", registry.uploadStatus(target.key, id).range()));
+                    Map.of("range", registry.uploadStatus(target.key(), id).range()));
         }
         long start = Long.parseLong(m.group(1));
         long end = Long.parseLong(m.group(2));
@@ -460,7 +388,7 @@ public final class RegistryModule implements RouteModule {
                     ErrorCode.BLOB_UPLOAD_INVALID,
                     416,
                     "Content-Range " + contentRange + " does not match Content-Length " + length,
-                    Map.of("range", registry.uploadStatus(target.key, id).range()));
+                    Map.of("range", registry.uploadStatus(target.key(), id).range()));
         }
         return new Chunk(start, end - start + 1);
     }
@@ -490,13 +418,13 @@ public final class RegistryModule implements RouteModule {
     }
 
     private static void blobCreated(Context ctx, Target target, Digest digest) {
-        ctx.header("Location", "/v2/" + target.name.text() + "/blobs/" + digest);
+        ctx.header("Location", "/v2/" + target.name().text() + "/blobs/" + digest);
         ctx.header("Docker-Content-Digest", digest.toString());
         ctx.status(201);
     }
 
     private static void uploadAccepted(Context ctx, Target target, UploadStatus status, int code) {
-        ctx.header("Location", "/v2/" + target.name.text() + "/blobs/uploads/" + status.id());
+        ctx.header("Location", "/v2/" + target.name().text() + "/blobs/uploads/" + status.id());
         ctx.header("Docker-Upload-UUID", status.id());
         ctx.header("Range", status.range());
         ctx.status(code);

@@ -24,29 +24,11 @@ final class JdbcOjsRecords implements OjsRecords {
         this.context = context;
     }
 
-    private static final String OJS_COLUMNS =
-            "seq, id, queue, state, priority, run_at, deadline, worker_id, version, document";
-
-    private static OjsRow ojsRow(java.sql.ResultSet rs, org.jdbi.v3.core.statement.StatementContext ctx)
-            throws SQLException {
-        return new OjsRow(
-                rs.getLong("seq"),
-                rs.getString("id"),
-                rs.getString("queue"),
-                rs.getString("state"),
-                rs.getInt("priority"),
-                Rows.instant(rs, "run_at"),
-                Rows.instant(rs, "deadline"),
-                rs.getString("worker_id"),
-                rs.getLong("version"),
-                rs.getString("document"));
-    }
-
     @Override
     public boolean insertJob(OjsRow row, RateLimit rate, Instant now) {
         try {
             context.write(h -> {
-                insert(h, row, null, now);
+                OjsJobRows.insert(h, row, null, now);
                 if (rate != null) setRate(h, row.queue(), rate.max(), rate.window());
                 return null;
             });
@@ -61,86 +43,50 @@ final class JdbcOjsRecords implements OjsRecords {
         }
     }
 
-    private static void insert(Handle h, OjsRow row, String uniqueKey, Instant now) {
-        h.createUpdate(
-                        "INSERT INTO ojs_job (id, queue, state, priority, run_at, deadline, worker_id, version, document, created, modified, unique_key)"
-                                + " VALUES (:id, :queue, :state, :priority, :runAt, :deadline, :worker, 0, :document, :now, :now, :unique)")
-                .bind("id", row.id())
-                .bind("queue", row.queue())
-                .bind("state", row.state())
-                .bind("priority", row.priority())
-                .bind("runAt", micros(row.runAt()))
-                .bind("deadline", micros(row.deadline()))
-                .bind("worker", row.workerId())
-                .bind("document", row.document())
-                .bind("now", micros(now))
-                .bind("unique", uniqueKey)
-                .execute();
-    }
-
-    private static boolean update(Handle h, OjsRow next, Instant now) {
-        return h.createUpdate(
-                                "UPDATE ojs_job SET queue = :queue, state = :state, priority = :priority, run_at = :runAt,"
-                                        + " deadline = :deadline, worker_id = :worker, document = :document, version = version + 1, modified = :now"
-                                        + " WHERE id = :id AND version = :version")
-                        .bind("id", next.id())
-                        .bind("queue", next.queue())
-                        .bind("state", next.state())
-                        .bind("priority", next.priority())
-                        .bind("runAt", micros(next.runAt()))
-                        .bind("deadline", micros(next.deadline()))
-                        .bind("worker", next.workerId())
-                        .bind("document", next.document())
-                        .bind("version", next.version())
-                        .bind("now", micros(now))
-                        .execute()
-                == 1;
-    }
-
     @Override
     public Optional<OjsRow> findJob(String id) {
-        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id = :id")
+        return context.read(h -> h.createQuery("SELECT " + OjsJobRows.COLUMNS + " FROM ojs_job WHERE id = :id")
                 .bind("id", id)
-                .map(JdbcOjsRecords::ojsRow)
+                .map(OjsJobRows::read)
                 .findOne());
     }
 
     @Override
     public boolean updateJob(OjsRow next, Instant now) {
-        return context.write(h -> update(h, next, now));
+        return context.write(h -> OjsJobRows.update(h, next, now));
     }
 
     @Override
     public List<OjsRow> jobs(String queue, String state, int limit) {
-        return context.read(
-                h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE queue = :queue AND state = :state"
+        return context.read(h -> h.createQuery(
+                        "SELECT " + OjsJobRows.COLUMNS + " FROM ojs_job WHERE queue = :queue AND state = :state"
                                 + " ORDER BY priority DESC, seq ASC LIMIT :limit")
-                        .bind("queue", queue)
-                        .bind("state", state)
-                        .bind("limit", limit)
-                        .map(JdbcOjsRecords::ojsRow)
-                        .list());
+                .bind("queue", queue)
+                .bind("state", state)
+                .bind("limit", limit)
+                .map(OjsJobRows::read)
+                .list());
     }
 
     @Override
     public List<OjsRow> jobsInStates(Collection<String> states, int limit) {
         if (states.isEmpty()) return List.of();
-        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS
+        return context.read(h -> h.createQuery("SELECT " + OjsJobRows.COLUMNS
                         + " FROM ojs_job WHERE state IN (<states>) ORDER BY seq ASC LIMIT :limit")
                 .bindList("states", List.copyOf(states))
                 .bind("limit", limit)
-                .map(JdbcOjsRecords::ojsRow)
+                .map(OjsJobRows::read)
                 .list());
     }
 
     @Override
     public List<OjsRow> dueJobs(Instant now, int limit) {
         return context.read(h -> h.createQuery(
-                        "SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE (run_at IS NOT NULL AND run_at <= :now)"
+                        "SELECT " + OjsJobRows.COLUMNS + " FROM ojs_job WHERE (run_at IS NOT NULL AND run_at <= :now)"
                                 + " OR (deadline IS NOT NULL AND deadline <= :now) ORDER BY seq ASC LIMIT :limit")
                 .bind("now", micros(now))
                 .bind("limit", limit)
-                .map(JdbcOjsRecords::ojsRow)
+                .map(OjsJobRows::read)
                 .list());
     }
 
@@ -270,9 +216,9 @@ final class JdbcOjsRecords implements OjsRecords {
     @Override
     public List<OjsRow> jobsById(Collection<String> ids) {
         if (ids.isEmpty()) return List.of();
-        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job WHERE id IN (<ids>)")
+        return context.read(h -> h.createQuery("SELECT " + OjsJobRows.COLUMNS + " FROM ojs_job WHERE id IN (<ids>)")
                 .bindList("ids", List.copyOf(ids))
-                .map(JdbcOjsRecords::ojsRow)
+                .map(OjsJobRows::read)
                 .list());
     }
 
@@ -293,9 +239,9 @@ final class JdbcOjsRecords implements OjsRecords {
                     Optional<OjsRow> conflict = conflict(h, unique);
                     if (conflict.isPresent()) {
                         if (unique.replace() == null) return conflict;
-                        if (!update(h, unique.replace().apply(conflict.get()), now)) return conflict;
+                        if (!OjsJobRows.update(h, unique.replace().apply(conflict.get()), now)) return conflict;
                     }
-                    insert(h, row, unique.key(), now);
+                    OjsJobRows.insert(h, row, unique.key(), now);
                     if (rate != null) setRate(h, row.queue(), rate.max(), rate.window());
                     return Optional.<OjsRow>empty();
                 }));
@@ -315,13 +261,13 @@ final class JdbcOjsRecords implements OjsRecords {
 
     private static Optional<OjsRow> conflict(Handle h, OjsUnique unique) {
         if (unique.states().isEmpty()) return Optional.empty();
-        Query q = h.createQuery("SELECT " + OJS_COLUMNS
+        Query q = h.createQuery("SELECT " + OjsJobRows.COLUMNS
                         + " FROM ojs_job WHERE unique_key = :key AND state IN (<states>)"
                         + (unique.since() != null ? " AND created >= :since" : "") + " ORDER BY seq ASC LIMIT 1")
                 .bind("key", unique.key())
                 .bindList("states", List.copyOf(unique.states()));
         if (unique.since() != null) q.bind("since", micros(unique.since()));
-        return q.map(JdbcOjsRecords::ojsRow).findOne();
+        return q.map(OjsJobRows::read).findOne();
     }
 
     private static final String WORKFLOW_COLUMNS = "id, state, version, document";
@@ -344,7 +290,7 @@ final class JdbcOjsRecords implements OjsRecords {
                             .bind("document", workflow.document())
                             .bind("now", micros(now))
                             .execute();
-                    for (OjsRow job : jobs) insert(h, job, null, now);
+                    for (OjsRow job : jobs) OjsJobRows.insert(h, job, null, now);
                     return null;
                 }));
     }
@@ -370,7 +316,7 @@ final class JdbcOjsRecords implements OjsRecords {
                     .bind("now", micros(now))
                     .execute();
             if (changed != 1) return false;
-            for (OjsRow job : newJobs) insert(h, job, null, now);
+            for (OjsRow job : newJobs) OjsJobRows.insert(h, job, null, now);
             return true;
         });
     }
@@ -530,11 +476,11 @@ final class JdbcOjsRecords implements OjsRecords {
 
     @Override
     public List<OjsRow> jobsOfWorker(String workerId, String state) {
-        return context.read(h -> h.createQuery("SELECT " + OJS_COLUMNS + " FROM ojs_job"
+        return context.read(h -> h.createQuery("SELECT " + OjsJobRows.COLUMNS + " FROM ojs_job"
                         + " WHERE worker_id = :worker AND state = :state ORDER BY seq")
                 .bind("worker", workerId)
                 .bind("state", state)
-                .map(JdbcOjsRecords::ojsRow)
+                .map(OjsJobRows::read)
                 .list());
     }
 }

@@ -25,7 +25,6 @@ import dev.baton.dispatch.cluster.ClusterEvent;
 import dev.baton.dispatch.logs.LiveLogs;
 import dev.baton.dispatch.output.OutputStore;
 import dev.baton.dispatch.output.ResultProcessor;
-import dev.baton.protocol.message.Wire;
 import dev.baton.protocol.value.PollTimeout;
 import dev.baton.store.ClaimedRun;
 import dev.baton.store.CreatedRun;
@@ -95,6 +94,8 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
     private final NoiseSchedule noiseSchedule;
     /** Stops this node's listening to its store's spec changes. */
     private final Runnable specsListener;
+    /** What the other nodes tell this one over the bus. */
+    private final ClusterEventHandler fromOtherNodes;
 
     private java.time.Instant now() {
         return clock.instant();
@@ -162,6 +163,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
                 bus,
                 changes);
         this.readTimer = new ReadTimer(sessions, lifecycle.presence(), deadlines, clock, config.heartbeatTimeout());
+        this.fromOtherNodes = new ClusterEventHandler(store, sessions, dispatcher, lifecycle, clusterChanges, specSets);
         this.routes = new ChannelRoutes(
                 store,
                 sessions,
@@ -330,41 +332,6 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
         return now.plus(config.cancelDeadline());
     }
 
-    /** What another node told this one: on a virtual thread, so that the listener keeps listening. */
-    private void onClusterEvent(ClusterEvent event) {
-        Thread.ofVirtual().name("baton-cluster-event").start(() -> {
-            try {
-                switch (event) {
-                    case ClusterEvent.Pending p -> dispatcher.jobPendingElsewhere(p.specId());
-                    case ClusterEvent.Finished f -> dispatcher.jobFinished();
-                    case ClusterEvent.AttemptEnded e ->
-                        lifecycle.deadlineSweep().attemptEnded(e.job(), e.attempt(), e.runnerId(), e.reason(), null);
-                    case ClusterEvent.CancelRunner c ->
-                        lifecycle.cancels().runnerCancel(c.job(), c.attempt(), c.runnerId(), c.reason(), null);
-                    case ClusterEvent.ToRunner t ->
-                        sessions.of(t.runnerId()).ifPresent(s -> s.send(Wire.decodeServerMessage(t.message())));
-                    case ClusterEvent.Watching w -> clusterChanges.heard(w);
-                    case ClusterEvent.Changed c -> clusterChanges.heard(c);
-                    case ClusterEvent.SpecsChanged c -> specsChangedElsewhere();
-                    case ClusterEvent.Resync r -> {
-                        specsChangedElsewhere(); // a change may have been missed
-                        clusterChanges.heard(r);
-                        lifecycle.deadlineSweep().sweepQuietly();
-                        dispatcher.lookAgain(); // a pending job's notification may have been missed
-                    }
-                }
-            } catch (RuntimeException e) {
-                LOG.warn("handling {} from another node failed: {}", event, e.toString());
-            }
-        });
-    }
-
-    /** Another node changed specs or runner specs (or may have): what this node caches of them is read again. */
-    private void specsChangedElsewhere() {
-        specSets.invalidate();
-        store.specs().specsChangedElsewhere();
-    }
-
     @Override
     public Optional<QueueStatus> status(Job job) {
         return explainer.status(job);
@@ -417,7 +384,7 @@ public final class RunnerChannel implements JobEvents, JobQueue, BeforeHttpStop,
      */
     public void start() {
         lifecycle.presence().recover();
-        bus.start(this::onClusterEvent);
+        bus.start(fromOtherNodes);
         clusterChanges.start();
         readTimer.start();
         deadlines.start();

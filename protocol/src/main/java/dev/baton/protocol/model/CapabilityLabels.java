@@ -8,9 +8,10 @@ import java.util.TreeMap;
  * Labels a runner's executor implies, reported with the runner's own labels so that the claim
  * matches a job to a runner that can run it (docs/scheduling.md, "Capability labels"; decision
  * 0076). One today: {@value #BASELINE_IMAGE}{@code =true}, from a runner whose executor runs a
- * paired job's baseline in an image of its own (runc). A job with a baseline image requires it,
- * so it is offered only to such runners, through a router too, and a spec without one says so
- * in its pending reason rather than failing after every other runner declined.
+ * paired job's baseline in an image of its own (the runc and microVM executors). A job with a
+ * baseline image requires it, so it is offered only to such runners, through a router too, and a
+ * spec without one says so in its pending reason rather than failing after every other runner
+ * declined.
  *
  * <p>Labels rather than a claim rule of their own: the claim, the decline rounds, the router's
  * advertised labels and the pending reasons already honour required labels on both databases.
