@@ -83,14 +83,14 @@ public record ChangePointSettings(
             false);
 
     /**
-     * Baton's defaults (decisions 0061, 0067, 0071, 0075 and 0077): Bonferroni over the split positions, the
-     * change held on the medians, a step on top of a common linear trend of at least the least
+     * Baton's defaults (decisions 0061, 0067, 0071, 0075 and 0077): Bonferroni over the split
+     * positions, the change held on the medians, a step on top of a common linear trend of at least the least
      * change (a series that only trends is no change point), and the early warning of the newest
      * three points at the 0.975 quantile (a clear step is revealed at its third point), and
      * (decision 0075) the top-down split proposing on points clipped at 3 robust deviations when
      * one extreme point hid a step from it, and (decision 0077) significant changes below the
-     * least change kept as cuts between segments. The merge's test is not winsorized: clipping each
-     * segment around its own median also pulls a point of the old level that a misplaced split
+     * least change kept as cuts between segments. The merge's test is not winsorized: clipping
+     * each segment around its own median also pulls a point of the old level that a misplaced split
      * puts into the new segment towards it, and so reveals changes one point early at the wrong
      * commit.
      */

@@ -63,9 +63,9 @@ public final class ChangePoints {
 
     /**
      * One change point: the first index of the new segment, the means before and after (each
-     * segment bounded by the neighbouring change points or cuts), the relative change (after − before) /
-     * before with its {@link #INTERVAL} confidence interval, and the two-sided p-value of
-     * Student's t-test between the segments.
+     * segment bounded by the neighbouring change points or cuts), the relative change
+     * (after − before) / before with its {@link #INTERVAL} confidence interval, and the two-sided
+     * p-value of Student's t-test between the segments.
      */
     public record ChangePoint(
             int index, double before, double after, double change, double changeLow, double changeHigh, double pValue) {
@@ -337,8 +337,8 @@ public final class ChangePoints {
 
     /**
      * A metric's change points kept as its points arrive: a new point recomputes only from the
-     * change point (or cut, decision 0077) before the newest one (at most {@code 4 × WINDOW} points back, up to half a
-     * window more); the ones before stay as they were found. Each window's split is computed
+     * change point (or cut, decision 0077) before the newest one (at most {@code 4 × WINDOW}
+     * points back, up to half a window more); the ones before stay as they were found. Each window's split is computed
      * once: a new point splits only the window it falls in, then merges.
      */
     public static final class Online {
