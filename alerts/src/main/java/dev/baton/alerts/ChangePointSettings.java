@@ -37,6 +37,15 @@ package dev.baton.alerts;
  *     this many robust deviations (as {@code winsorize}), provided at most
  *     {@link ChangePoints#SPLIT_EXTREMES} of the window's points lie beyond them; the merge still
  *     decides on the points as they are (infinite: the split tests the points as they are)
+ * @param dependence widen the t-test's standard error by √((1 + ρ) / (1 − ρ)), ρ the lag-1
+ *     autocorrelation of the residuals within the two segments (when positive): points that
+ *     follow their neighbours are fewer independent points than points (measured, not adopted:
+ *     decision 0077)
+ * @param smallCuts the merge keeps every split that passes its checks with a least change of 0
+ *     (the corrected p-value, the medians, a step on a common trend going the same way); those
+ *     below the least change are cuts between segments, not change points: they are never
+ *     reported or alerted, but the change points beside them are measured against the segments
+ *     they bound, not against a segment that spans two levels (decision 0077)
  */
 public record ChangePointSettings(
         double maxP,
@@ -51,7 +60,9 @@ public record ChangePointSettings(
         double positionsPower,
         double trendStep,
         double earlyQuantile,
-        double splitWinsorize) {
+        double splitWinsorize,
+        boolean dependence,
+        boolean smallCuts) {
 
     /** Otava's test: p below 0.001, nothing else (besides the least relative change). */
     public static final ChangePointSettings PLAIN = new ChangePointSettings(
@@ -67,16 +78,19 @@ public record ChangePointSettings(
             1,
             0,
             0,
-            Double.POSITIVE_INFINITY);
+            Double.POSITIVE_INFINITY,
+            false,
+            false);
 
     /**
-     * Baton's defaults (decisions 0061, 0067, 0071 and 0075): Bonferroni over the split positions, the
-     * change held on the medians, a step on top of a common linear trend of at least the least
+     * Baton's defaults (decisions 0061, 0067, 0071, 0075 and 0077): Bonferroni over the split
+     * positions, the change held on the medians, a step on top of a common linear trend of at least the least
      * change (a series that only trends is no change point), and the early warning of the newest
      * three points at the 0.975 quantile (a clear step is revealed at its third point), and
      * (decision 0075) the top-down split proposing on points clipped at 3 robust deviations when
-     * one extreme point hid a step from it. The merge's test is not winsorized: clipping each
-     * segment around its own median also pulls a point of the old level that a misplaced split
+     * one extreme point hid a step from it, and (decision 0077) significant changes below the
+     * least change kept as cuts between segments. The merge's test is not winsorized: clipping
+     * each segment around its own median also pulls a point of the old level that a misplaced split
      * puts into the new segment towards it, and so reveals changes one point early at the wrong
      * commit.
      */
@@ -84,7 +98,8 @@ public record ChangePointSettings(
             .withPersist(true)
             .withTrendStep(1)
             .withEarlyQuantile(0.975)
-            .withSplitWinsorize(3);
+            .withSplitWinsorize(3)
+            .withSmallCuts(true);
 
     public ChangePointSettings withMaxP(double p) {
         return with(c -> c.maxP = p);
@@ -138,6 +153,14 @@ public record ChangePointSettings(
         return with(c -> c.splitWinsorize = k);
     }
 
+    public ChangePointSettings withDependence(boolean b) {
+        return with(c -> c.dependence = b);
+    }
+
+    public ChangePointSettings withSmallCuts(boolean b) {
+        return with(c -> c.smallCuts = b);
+    }
+
     private ChangePointSettings with(java.util.function.Consumer<Copy> change) {
         Copy c = new Copy(this);
         change.accept(c);
@@ -159,6 +182,8 @@ public record ChangePointSettings(
         private double trendStep;
         private double earlyQuantile;
         private double splitWinsorize;
+        private boolean dependence;
+        private boolean smallCuts;
 
         Copy(ChangePointSettings s) {
             maxP = s.maxP;
@@ -174,6 +199,8 @@ public record ChangePointSettings(
             trendStep = s.trendStep;
             earlyQuantile = s.earlyQuantile;
             splitWinsorize = s.splitWinsorize;
+            dependence = s.dependence;
+            smallCuts = s.smallCuts;
         }
 
         ChangePointSettings settings() {
@@ -190,7 +217,9 @@ public record ChangePointSettings(
                     positionsPower,
                     trendStep,
                     earlyQuantile,
-                    splitWinsorize);
+                    splitWinsorize,
+                    dependence,
+                    smallCuts);
         }
     }
 }

@@ -20,8 +20,9 @@ import java.util.Map;
  * are tested again against their new neighbours, until every one passes. {@link Online} keeps
  * what it found and, for a new point, recomputes only from the change point before the newest one;
  * with the default settings it also tests the newest three points as one fixed split, so that a
- * clear step is revealed at its third point (decision 0071), and the split proposes a window's
- * best split that one extreme point hid from its t-test (decision 0075).
+ * clear step is revealed at its third point (decision 0071), the split proposes a window's
+ * best split that one extreme point hid from its t-test (decision 0075), and a significant change
+ * below the least change is kept as a cut between segments, never reported (decision 0077).
  */
 public final class ChangePoints {
     /** The fewest points of a segment: a new level is seen when its third point arrives. */
@@ -62,9 +63,9 @@ public final class ChangePoints {
 
     /**
      * One change point: the first index of the new segment, the means before and after (each
-     * segment bounded by the neighbouring change points), the relative change (after − before) /
-     * before with its {@link #INTERVAL} confidence interval, and the two-sided p-value of
-     * Student's t-test between the segments.
+     * segment bounded by the neighbouring change points or cuts), the relative change
+     * (after − before) / before with its {@link #INTERVAL} confidence interval, and the two-sided
+     * p-value of Student's t-test between the segments.
      */
     public record ChangePoint(
             int index, double before, double after, double change, double changeLow, double changeHigh, double pValue) {
@@ -89,7 +90,22 @@ public final class ChangePoints {
     public static List<ChangePoint> detect(
             double[] x, int from, int to, ChangePointSettings settings, double minChange) {
         List<Integer> found = split(x, from, to, settings, null);
-        return merge(x, from, to, found, settings, minChange);
+        return reported(merge(x, from, to, found, settings, minChange), settings, minChange);
+    }
+
+    /**
+     * The change points among the kept splits: with {@link ChangePointSettings#smallCuts}, the
+     * merge also keeps significant splits below the least change as cuts between segments;
+     * they are not change points.
+     */
+    static List<ChangePoint> reported(List<Segments.Comparison> kept, ChangePointSettings settings, double minChange) {
+        List<ChangePoint> out = new ArrayList<>(kept.size());
+        for (Segments.Comparison c : kept) if (isChange(c, settings, minChange)) out.add(c.point());
+        return out;
+    }
+
+    private static boolean isChange(Segments.Comparison c, ChangePointSettings settings, double minChange) {
+        return Math.abs(c.point().change()) >= minChange && Segments.holds(c, settings, minChange);
     }
 
     /**
@@ -200,10 +216,13 @@ public final class ChangePoints {
      * Bottom-up: drop the weakest change point until all pass, as Otava's merge. A change point
      * passes when its p-value is below the maximum and its relative change at least the least
      * change, and, with the robust settings, when its change is large against the noise and
-     * holds on the medians of its segments too ({@link Segments#holds}).
+     * holds on the medians of its segments too ({@link Segments#holds}). With {@link
+     * ChangePointSettings#smallCuts} the least change is 0 here: what passes is every cut
+     * between segments, and {@link #reported} picks the change points among them.
      */
-    static List<ChangePoint> merge(
+    static List<Segments.Comparison> merge(
             double[] x, int from, int to, List<Integer> candidates, ChangePointSettings settings, double minChange) {
+        double least = settings.smallCuts() ? 0 : minChange;
         List<Integer> kept = new ArrayList<>(candidates);
         List<Segments.Comparison> tested = new ArrayList<>(kept.size());
         for (int i = 0; i < kept.size(); i++) tested.add(compare(x, from, to, kept, i, settings));
@@ -214,13 +233,12 @@ public final class ChangePoints {
                 int left = i == 0 ? from : kept.get(i - 1);
                 int right = i == kept.size() - 1 ? to : kept.get(i + 1);
                 boolean fails = !Segments.significant(c, settings.maxP(), settings, left, right)
-                        || !(Math.abs(c.point().change()) >= minChange)
-                        || !Segments.holds(c, settings, minChange);
+                        || !(Math.abs(c.point().change()) >= least)
+                        || !Segments.holds(c, settings, least);
                 if (!fails) continue;
                 if (weakest < 0 || weaker(c.point(), tested.get(weakest).point())) weakest = i;
             }
-            if (weakest < 0)
-                return tested.stream().map(Segments.Comparison::point).toList();
+            if (weakest < 0) return tested;
             kept.remove(weakest);
             tested.remove(weakest);
             // Only the neighbours' segments changed.
@@ -239,6 +257,33 @@ public final class ChangePoints {
     private static boolean weaker(ChangePoint a, ChangePoint b) {
         if (a.pValue() != b.pValue()) return a.pValue() > b.pValue();
         return Math.abs(a.change()) < Math.abs(b.change());
+    }
+
+    /**
+     * The merge's checks on one given split, for diagnosis (the benchmark's list of missed steps,
+     * decision 0075): x[from, at) against x[at, to) with the default settings, whether or not the
+     * detector would ever test that split. No detection runs; nothing is kept.
+     *
+     * @param point the change point as the split would give it (means, relative change, p-value)
+     * @param positions the split positions the correction multiplies the p-value by (m − 5)
+     * @param medianChange the relative change of the medians
+     * @param trendStep the step on a straight line common to both segments, relative to the mean before
+     * @param mediansHold the medians lie on either side of the middle of the two means
+     */
+    public record SplitCheck(
+            ChangePoint point, int positions, double medianChange, double trendStep, boolean mediansHold) {}
+
+    /** {@link SplitCheck} of x[from, at) against x[at, to), each side at least one point. */
+    public static SplitCheck check(double[] x, int from, int at, int to) {
+        ChangePointSettings s = ChangePointSettings.DEFAULT;
+        Segments.Comparison c = Segments.comparison(x, from, at, to, s);
+        ChangePoint p = c.point();
+        return new SplitCheck(
+                p,
+                to - from - 2 * s.minSegment() + 1,
+                (c.medianAfter() - c.medianBefore()) / c.medianBefore(),
+                c.trendStep() / p.before(),
+                Segments.mediansHold(c));
     }
 
     /**
@@ -292,8 +337,8 @@ public final class ChangePoints {
 
     /**
      * A metric's change points kept as its points arrive: a new point recomputes only from the
-     * change point before the newest one (at most {@code 4 × WINDOW} points back, up to half a
-     * window more); the ones before stay as they were found. Each window's split is computed
+     * change point (or cut, decision 0077) before the newest one (at most {@code 4 × WINDOW}
+     * points back, up to half a window more); the ones before stay as they were found. Each window's split is computed
      * once: a new point splits only the window it falls in, then merges.
      */
     public static final class Online {
@@ -303,6 +348,8 @@ public final class ChangePoints {
         private double[] series = new double[64];
         private int size;
         private List<ChangePoint> found = List.of();
+        // The change points and, with settings.smallCuts(), the cuts below the least change.
+        private List<Segments.Comparison> cuts = List.of();
         // Every change point revealed so far: one that disappears and comes back is not new.
         private final List<ChangePoint> revealed = new ArrayList<>();
         // A change point found but not yet confirmed by settings.confirm() later points, and for how many.
@@ -333,22 +380,23 @@ public final class ChangePoints {
         public ChangePoint add(double value) {
             if (size == series.length) series = java.util.Arrays.copyOf(series, size * 2);
             series[size++] = value;
-            int from = found.size() >= 2 ? found.get(found.size() - 2).index() : 0;
+            int from = cuts.size() >= 2 ? cuts.get(cuts.size() - 2).point().index() : 0;
             // At most 4 × WINDOW points back, moved in steps of half a window so that the
             // windows' splits are found again in the cache.
             from = Math.max(from, Math.floorDiv(size - 4 * WINDOW, WINDOW / 2) * (WINDOW / 2));
-            List<ChangePoint> stable = new ArrayList<>();
-            for (ChangePoint c : found) if (c.index() <= from) stable.add(c);
+            List<Segments.Comparison> held = new ArrayList<>();
+            for (Segments.Comparison c : cuts) if (c.point().index() <= from) held.add(c);
             int oldest = from;
             splits.keySet().removeIf(k -> (k >>> 32) < oldest - 2 * WINDOW);
             List<Integer> candidates = split(series, from, size, settings, splits);
-            List<ChangePoint> tail = merge(series, from, size, candidates, settings, minChange(lower, upper));
-            List<ChangePoint> now = new ArrayList<>(stable);
-            for (ChangePoint c : tail) if (c.index() > from) now.add(c);
+            double least = minChange(lower, upper);
+            for (Segments.Comparison c : merge(series, from, size, candidates, settings, least))
+                if (c.point().index() > from) held.add(c);
             if (settings.earlyQuantile() > 0) {
-                ChangePoint early = early(now);
-                if (early != null) now.add(early);
+                Segments.Comparison early = early(held);
+                if (early != null) held.add(early);
             }
+            List<ChangePoint> now = new ArrayList<>(reported(held, settings, least));
             List<ChangePoint> known = new ArrayList<>(found);
             known.addAll(revealed);
             ChangePoint fresh = now.isEmpty() ? null : fresh(known, now, lower, upper, size - 1, settings.maxAge());
@@ -356,6 +404,7 @@ public final class ChangePoints {
             if (settings.followMoves()) follow(now);
             if (fresh != null) revealed.add(fresh);
             found = List.copyOf(now);
+            cuts = List.copyOf(held);
             return fresh;
         }
 
@@ -375,9 +424,10 @@ public final class ChangePoints {
          * at {@link #EARLY_P_SHARE} of the maximum p-value, uncorrected. The change point it
          * gives is held like any other: the next point recomputes it, and it moves or disappears.
          */
-        private ChangePoint early(List<ChangePoint> now) {
+        private Segments.Comparison early(List<Segments.Comparison> now) {
             int at = size - MIN_SEGMENT;
-            int start = Math.max(now.isEmpty() ? 0 : now.get(now.size() - 1).index(), at - WINDOW);
+            int start =
+                    Math.max(now.isEmpty() ? 0 : now.get(now.size() - 1).point().index(), at - WINDOW);
             if (at - start < EARLY_BEFORE) return null;
             // Beyond the segment's straight line: its residuals' quantiles, and the newest
             // points' distances from the line carried on. On a trend the newest points of a
@@ -413,7 +463,7 @@ public final class ChangePoints {
             Segments.Comparison c = Segments.comparison(series, start, at, size, settings);
             if (!(Math.abs(c.point().change()) >= least) || !Segments.holds(c, settings, least)) return null;
             if (!(c.point().pValue() < settings.maxP() * EARLY_P_SHARE)) return null;
-            return c.point();
+            return c;
         }
 
         // The q-quantile of sorted values, interpolated between the two nearest (R's type 7).

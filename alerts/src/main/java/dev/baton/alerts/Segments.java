@@ -50,6 +50,13 @@ final class Segments {
         double diff = mr - ml;
         double sd = df < 1 ? 0 : Math.sqrt(ss / df);
         double se = sd * Math.sqrt(1.0 / nl + 1.0 / nr);
+        if (s.dependence() && ss > 0) {
+            // Lag-1 autocorrelation of the residuals within each segment; a positive one means
+            // fewer independent points than points: the variance of a mean grows by (1 + ρ) / (1 − ρ).
+            double lag = lagProducts(l, ml) + lagProducts(r, mr);
+            double rho = Math.min(0.9, Math.max(0, lag / ss));
+            se *= Math.sqrt((1 + rho) / (1 - rho));
+        }
         double p;
         double half;
         if (se == 0) {
@@ -120,11 +127,15 @@ final class Segments {
             if (!(c.trendStep() * Math.signum(diff) >= least)) return false;
         }
         if (s.minEffect() > 0 && Math.abs(diff) < s.minEffect() * c.sd()) return false;
-        if (s.persist()) {
-            double middle = (p.before() + p.after()) / 2;
-            if (diff > 0 && !(c.medianAfter() > middle && c.medianBefore() < middle)) return false;
-            if (diff < 0 && !(c.medianAfter() < middle && c.medianBefore() > middle)) return false;
-        }
+        return !s.persist() || mediansHold(c);
+    }
+
+    /** Whether the segments' medians lie on either side of the middle of the two means, each on its own side. */
+    static boolean mediansHold(Comparison c) {
+        ChangePoints.ChangePoint p = c.point();
+        double middle = (p.before() + p.after()) / 2;
+        if (p.after() > p.before()) return c.medianAfter() > middle && c.medianBefore() < middle;
+        if (p.after() < p.before()) return c.medianAfter() < middle && c.medianBefore() > middle;
         return true;
     }
 
@@ -189,6 +200,12 @@ final class Segments {
         }
         // Identical values: their mean is the value (a sum can round past it).
         return constant ? first : sum / (to - from);
+    }
+
+    private static double lagProducts(double[] x, double mean) {
+        double s = 0;
+        for (int i = 1; i < x.length; i++) s += (x[i - 1] - mean) * (x[i] - mean);
+        return s;
     }
 
     private static double squares(double[] x, double mean) {

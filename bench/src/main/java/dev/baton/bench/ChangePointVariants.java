@@ -16,8 +16,10 @@ final class ChangePointVariants {
 
     static Map<String, ChangePointSettings> settings() {
         // Decision 0067's default (before decision 0071's early warning), as these were measured.
-        ChangePointSettings d =
-                ChangePointSettings.DEFAULT.withEarlyQuantile(0).withSplitWinsorize(Double.POSITIVE_INFINITY);
+        ChangePointSettings d = ChangePointSettings.DEFAULT
+                .withEarlyQuantile(0)
+                .withSplitWinsorize(Double.POSITIVE_INFINITY)
+                .withSmallCuts(false);
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
         // Decision 0067: decision 0061's settings with the step on a common trend.
         ChangePointSettings before = d.withTrendStep(0);
@@ -41,7 +43,9 @@ final class ChangePointVariants {
      */
     static Map<String, ChangePointSettings> early() {
         // Decision 0071's default, as these were measured (before decision 0075's split).
-        ChangePointSettings d = ChangePointSettings.DEFAULT.withSplitWinsorize(Double.POSITIVE_INFINITY);
+        ChangePointSettings d = ChangePointSettings.DEFAULT
+                .withSplitWinsorize(Double.POSITIVE_INFINITY)
+                .withSmallCuts(false);
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
         out.put("decision 0067, no early warning", d.withEarlyQuantile(0));
         out.put("default (0067 + early warning at 0.975)", d);
@@ -59,14 +63,28 @@ final class ChangePointVariants {
      * merge decides on the points as they are: {@code --variants recall|recall-judge}.
      */
     static Map<String, ChangePointSettings> recall() {
-        ChangePointSettings d = ChangePointSettings.DEFAULT;
+        // Decision 0075's default, as these were measured (before decision 0077's cuts).
+        ChangePointSettings d = ChangePointSettings.DEFAULT.withSmallCuts(false);
         Map<String, ChangePointSettings> out = new LinkedHashMap<>();
         out.put(
                 "decision 0071 (split and merge on the points as they are)",
                 d.withSplitWinsorize(Double.POSITIVE_INFINITY));
-        out.put("default: split proposes on points clipped at 3", d);
+        out.put("decision 0075: split proposes on points clipped at 3", d);
         out.put("split proposes on points clipped at 4", d.withSplitWinsorize(4));
         out.put("split proposes on points clipped at 2.5", d.withSplitWinsorize(2.5));
+        return out;
+    }
+
+    /** Issue 44's TCPD cover and recall, decision 0077: {@code --variants cover|cover-judge}. */
+    static Map<String, ChangePointSettings> cover() {
+        ChangePointSettings d = ChangePointSettings.DEFAULT;
+        Map<String, ChangePointSettings> out = new LinkedHashMap<>();
+        out.put("decision 0075 (no cuts below the least change)", d.withSmallCuts(false));
+        out.put("default: significant splits below the least change kept as cuts", d);
+        out.put(
+                "0075 + the t-test's error widened by lag-1 autocorrelation",
+                d.withSmallCuts(false).withDependence(true));
+        out.put("default + the t-test's error widened by lag-1 autocorrelation", d.withDependence(true));
         return out;
     }
 
@@ -85,7 +103,24 @@ final class ChangePointVariants {
                     ChangePointSettings.DEFAULT.withSplitWinsorize(Double.parseDouble(which.substring(7))), synthetic);
             return;
         }
+        if (which.startsWith("tcpd")) {
+            // tcpd: the default; tcpd-0075: without decision 0077's cuts; tcpd-dependence: with the
+            // t-test widened by autocorrelation (measured, not adopted).
+            ChangePointSettings t = ChangePointSettings.DEFAULT;
+            if (which.contains("0075")) t = t.withSmallCuts(false);
+            if (which.contains("dependence")) t = t.withDependence(true);
+            tcpdSeries(new ChangePointBench.OnlineChangePoint("Online", t, 0.05, 0.05), tcpd, annotations);
+            return;
+        }
         List<ChangePointBench.Detector> detectors = new ArrayList<>();
+        if (which.equals("cover"))
+            for (Map.Entry<String, ChangePointSettings> e : cover().entrySet())
+                detectors.add(
+                        new ChangePointBench.OnlineChangePoint("Online, " + e.getKey(), e.getValue(), 0.05, 0.05));
+        if (which.equals("cover-judge"))
+            for (Map.Entry<String, ChangePointSettings> e : cover().entrySet())
+                detectors.add(new ChangePointBench.JudgedChangePoint(
+                        "Judge 64 + stored, " + e.getKey(), e.getValue(), 0.05, 0.05, 64, true));
         if (which.equals("recall"))
             for (Map.Entry<String, ChangePointSettings> e : recall().entrySet())
                 detectors.add(
@@ -215,6 +250,41 @@ final class ChangePointVariants {
                 .append(" of ")
                 .append(rows.size())
                 .toString();
+    }
+
+    /** Each TCPD series: F1 and cover against never flagging, the flags (index at arrival), the annotations. */
+    static void tcpdSeries(ChangePointBench.Detector d, Map<String, double[]> tcpd, Map<String, List<int[]>> ann) {
+        double f1 = 0;
+        double cover = 0;
+        for (Map.Entry<String, double[]> e : tcpd.entrySet()) {
+            int[] flagged = d.run(e.getValue());
+            List<String> flags = new ArrayList<>();
+            for (int i = 0; i < flagged.length; i++) if (flagged[i] >= 0) flags.add(flagged[i] + "@" + i);
+            int[] found = java.util.Arrays.stream(flagged)
+                    .filter(i -> i >= 0)
+                    .distinct()
+                    .sorted()
+                    .toArray();
+            int n = e.getValue().length;
+            List<int[]> a = ann.get(e.getKey());
+            double f = ChangePointBench.Scores.f1(a, found);
+            double c = ChangePointBench.Scores.cover(a, found, n);
+            f1 += f;
+            cover += c;
+            List<String> annotators = new ArrayList<>();
+            for (int[] x : a) annotators.add(java.util.Arrays.toString(x));
+            System.out.printf(
+                    "%s n %d: F1 %.3f (never %.3f), cover %.3f (never %.3f); flags %s; annotations %s%n",
+                    e.getKey(),
+                    n,
+                    f,
+                    ChangePointBench.Scores.f1(a, new int[0]),
+                    c,
+                    ChangePointBench.Scores.cover(a, new int[0], n),
+                    flags,
+                    annotators);
+        }
+        System.out.printf("TCPD F1 %.4f, cover %.4f%n", f1 / tcpd.size(), cover / tcpd.size());
     }
 
     private static String cause(ChangePointBench.Synthetic.Series s, int index, int at) {

@@ -3,11 +3,9 @@ package dev.baton.bench;
 import dev.baton.alerts.ChangePointSettings;
 import dev.baton.alerts.ChangePoints;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.commons.statistics.distribution.TDistribution;
 
 /**
  * Why {@link ChangePoints.Online} misses the steps it is meant to find (issue 44's recall,
@@ -37,24 +35,26 @@ import org.apache.commons.statistics.distribution.TDistribution;
 final class MissedSteps {
     private MissedSteps() {}
 
-    /** The split at a step on its true segments, as the merge tests it. */
-    record TrueSplit(
-            double meanChange, double medianChange, double p, int positions, double trendStep, boolean mediansHold) {
-        List<String> failing(double maxP, double least) {
-            List<String> out = new ArrayList<>();
-            if (!(p * positions < maxP)) out.add("p");
-            if (!(Math.abs(meanChange) >= least)) out.add("least change");
-            if (!(trendStep * Math.signum(meanChange) >= least)) out.add("trend");
-            if (!mediansHold) out.add("medians");
-            return out;
-        }
+    /** The merge's checks that fail on a step's true segments. */
+    static List<String> failing(ChangePoints.SplitCheck c, double maxP, double least) {
+        List<String> out = new ArrayList<>();
+        if (!(c.point().pValue() * c.positions() < maxP)) out.add("p");
+        if (!(Math.abs(c.point().change()) >= least)) out.add("least change");
+        if (!(c.trendStep() * Math.signum(c.point().change()) >= least)) out.add("trend");
+        if (!c.mediansHold()) out.add("medians");
+        return out;
+    }
 
-        @Override
-        public String toString() {
-            return String.format(
-                    "means %+.1f %%, medians %+.1f %%, p %.1e × %d positions = %.1e, step on a trend %+.1f %%",
-                    100 * meanChange, 100 * medianChange, p, positions, p * positions, 100 * trendStep);
-        }
+    static String describe(ChangePoints.SplitCheck c) {
+        double p = c.point().pValue();
+        return String.format(
+                "means %+.1f %%, medians %+.1f %%, p %.1e × %d positions = %.1e, step on a trend %+.1f %%",
+                100 * c.point().change(),
+                100 * c.medianChange(),
+                p,
+                c.positions(),
+                p * c.positions(),
+                100 * c.trendStep());
     }
 
     static void report(ChangePointSettings settings, List<ChangePointBench.Synthetic.Series> synthetic) {
@@ -85,7 +85,7 @@ final class MissedSteps {
                 int step = steps[k];
                 int from = k == 0 ? 0 : steps[k - 1];
                 int to = k == steps.length - 1 ? x.length : steps[k + 1];
-                TrueSplit split = trueSplit(x, from, step, to);
+                ChangePoints.SplitCheck split = ChangePoints.check(x, from, step, to);
                 String cause = cause(x, step, from, to, flagged, held, settings, split);
                 causes.merge(cause.split(":")[0], 1, Integer::sum);
                 System.out.printf(
@@ -100,7 +100,7 @@ final class MissedSteps {
                         to - step,
                         to == x.length ? "to the end" : "to the next step",
                         cause,
-                        split,
+                        describe(split),
                         flagsNear(flagged, step));
             }
         }
@@ -115,7 +115,7 @@ final class MissedSteps {
             int[] flagged,
             List<List<Integer>> held,
             ChangePointSettings settings,
-            TrueSplit split) {
+            ChangePoints.SplitCheck split) {
         for (int f : flagged) if (f >= 0 && Math.abs(f - step) <= 20) return "misplaced: flagged at " + f;
         for (int i = 0; i < held.size(); i++)
             for (int c : held.get(i))
@@ -127,7 +127,7 @@ final class MissedSteps {
                 && foundOffline(x, from, to, step, settings.withSplitWinsorize(3)))
             return "never proposed: found when the split clips";
         if (found) return "a neighbour not held";
-        List<String> failing = split.failing(settings.maxP(), ChangePoints.MIN_CHANGE);
+        List<String> failing = failing(split, settings.maxP(), ChangePoints.MIN_CHANGE);
         return failing.isEmpty() ? "never proposed: the merge's checks pass" : String.join(" + ", failing);
     }
 
@@ -135,58 +135,6 @@ final class MissedSteps {
         for (ChangePoints.ChangePoint c : ChangePoints.detect(x, from, to, settings, ChangePoints.MIN_CHANGE))
             if (Math.abs(c.index() - step) <= ChangePointBench.MARGIN) return true;
         return false;
-    }
-
-    /**
-     * The split at the step on its true segments: the means' and the medians' relative change,
-     * Student's t-test's p-value (pooled variance) and the positions the correction counts
-     * (m − 5), the step on a straight line common to both segments relative to the mean before,
-     * and whether the medians lie on either side of the middle of the means.
-     */
-    static TrueSplit trueSplit(double[] x, int from, int at, int to) {
-        double[] l = Arrays.copyOfRange(x, from, at);
-        double[] r = Arrays.copyOfRange(x, at, to);
-        double ml = Arrays.stream(l).average().orElse(0);
-        double mr = Arrays.stream(r).average().orElse(0);
-        double ss = 0;
-        for (double v : l) ss += (v - ml) * (v - ml);
-        for (double v : r) ss += (v - mr) * (v - mr);
-        int df = l.length + r.length - 2;
-        double se = Math.sqrt(ss / df * (1.0 / l.length + 1.0 / r.length));
-        double p = 2 * TDistribution.of(df).survivalProbability(Math.abs(mr - ml) / se);
-        int positions = to - from - 2 * ChangePoints.MIN_SEGMENT + 1;
-        // The step c of y = a + b·i + c·[i ≥ at], least squares.
-        int n = to - from;
-        double meanI = (n - 1) / 2.0;
-        double meanD = (double) r.length / n;
-        double meanY = (ml * l.length + mr * r.length) / n;
-        double sii = 0;
-        double sid = 0;
-        double sdd = 0;
-        double siy = 0;
-        double sdy = 0;
-        for (int k = 0; k < n; k++) {
-            double i = k - meanI;
-            double d = (k < l.length ? 0 : 1) - meanD;
-            double v = x[from + k] - meanY;
-            sii += i * i;
-            sid += i * d;
-            sdd += d * d;
-            siy += i * v;
-            sdy += d * v;
-        }
-        double trend = (sii * sdy - sid * siy) / (sii * sdd - sid * sid);
-        double medianL = median(l);
-        double medianR = median(r);
-        double middle = (ml + mr) / 2;
-        boolean hold = mr > ml ? medianR > middle && medianL < middle : medianR < middle && medianL > middle;
-        return new TrueSplit((mr - ml) / ml, (medianR - medianL) / medianL, p, positions, trend / ml, hold);
-    }
-
-    private static double median(double[] x) {
-        double[] s = x.clone();
-        Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
     }
 
     private static String kind(ChangePointBench.Synthetic.Series s, int step) {

@@ -241,8 +241,10 @@ class ChangePointsTest {
         // the step on a common trend (decision 0061's settings) eight change points are revealed
         // on 120 points (TCPD's us_population had 40). A line through both segments with a step
         // at the split explains it with a step of about 0: none is revealed (decision 0067).
+        // (Decision 0077's cuts below the least change alone would cut the trend into steps too short to reach 5 %.)
         double[] trend = trending(120, Integer.MAX_VALUE);
-        assertThat(flags(ChangePointSettings.DEFAULT.withTrendStep(0), trend)).hasSizeGreaterThan(5);
+        assertThat(flags(ChangePointSettings.DEFAULT.withTrendStep(0).withSmallCuts(false), trend))
+                .hasSizeGreaterThan(5);
         assertThat(flags(ChangePointSettings.DEFAULT, trend)).isEmpty();
         // A 10 % step at index 60 on the same trend is revealed, once, at its third point.
         double[] step = trending(120, 60);
@@ -396,6 +398,53 @@ class ChangePointsTest {
         assertThat(asTheyAre).containsExactly(List.of(28), List.of(), List.of(), List.of());
         assertThat(Segments.shareBeyond(new double[] {100, 100, 101, 99, 100, 50}, 0, 3, 6, 3))
                 .isCloseTo(1 / 6.0, within(1e-12));
+    }
+
+    @Test
+    void aSignificantChangeBelowTheLeastChangeBoundsTheSegmentsOfTheNextOne() {
+        // 40 runs cycling 99, 100, 101, 100 (mean 100), 40 runs 4 % lower (95, 96, 97, 96: mean
+        // 96), 40 runs at 101 (100, 101, 102, 101). The fall at 40 is significant (t ≈ 25) but
+        // below the least change of 5 %: no change point. Without it as a cut, the rise at
+        // 80 is measured against [0, 80), mean 98: +3.1 %, under 5 %, so it is dropped too and
+        // the +5.2 % step is never found (issue 44's recall, decision 0077). Kept as a cut,
+        // the rise is measured against [40, 80): 96 → 101, +5/96 = +5.2 %, a change point,
+        // revealed at its third run by the early warning (its segment starts at the cut).
+        double[] cycle = {-1, 0, 1, 0};
+        double[] x = new double[120];
+        for (int i = 0; i < x.length; i++) x[i] = (i < 40 ? 100 : i < 80 ? 96 : 101) + cycle[i % 4];
+        assertThat(ChangePoints.detect(x, 0.05)).singleElement().satisfies(c -> {
+            assertThat(c.index()).isEqualTo(80);
+            assertThat(c.before()).isCloseTo(96, within(1e-9));
+            assertThat(c.after()).isCloseTo(101, within(1e-9));
+            assertThat(c.change()).isCloseTo(5 / 96.0, within(1e-9));
+        });
+        assertThat(revealed(ChangePointSettings.DEFAULT, x)).containsExactly("80 at 82");
+        ChangePointSettings without = ChangePointSettings.DEFAULT.withSmallCuts(false);
+        assertThat(ChangePoints.detect(x, 0, x.length, without, 0.05)).isEmpty();
+        assertThat(revealed(without, x)).isEmpty();
+        // A cut alone is no change point: the first 80 runs have none.
+        assertThat(ChangePoints.detect(java.util.Arrays.copyOf(x, 80), 0.05)).isEmpty();
+        assertThat(revealed(ChangePointSettings.DEFAULT, java.util.Arrays.copyOf(x, 80)))
+                .isEmpty();
+    }
+
+    @Test
+    void theMergesChecksOnAGivenSplitAreThereForDiagnosis() {
+        // STEP split at 6: +20 % on the means (p ≈ 3·10⁻¹⁰, as above), medians 10 and 12 (+20 %),
+        // 12 − 5 = 7 positions for the correction; the medians lie on either side of 11.
+        ChangePoints.SplitCheck c = ChangePoints.check(STEP, 0, 6, 12);
+        assertThat(c.point().index()).isEqualTo(6);
+        assertThat(c.point().change()).isCloseTo(0.2, within(1e-9));
+        assertThat(c.point().pValue()).isLessThan(1e-9).isGreaterThan(1e-11);
+        assertThat(c.positions()).isEqualTo(7);
+        assertThat(c.medianChange()).isCloseTo(0.2, within(1e-9));
+        // The step on a straight line common to both sides: the noise tilts the line a little, +21.0 %.
+        assertThat(c.trendStep()).isCloseTo(0.21, within(0.001));
+        assertThat(c.mediansHold()).isTrue();
+        // A lone outlier: 10, 10, 40 after six 10s moves the mean to 20 but the median stays 10,
+        // short of the middle, 15.
+        double[] spike = {10, 10, 10, 10, 10, 10, 10, 10, 40};
+        assertThat(ChangePoints.check(spike, 0, 6, 9).mediansHold()).isFalse();
     }
 
     /** Each change point revealed, as "index at arrival". */
