@@ -89,6 +89,7 @@ public final class RunnerAgent {
     private final URI server;
     private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
     private final Map<JobUuid, Execution> executions = new HashMap<>();
+    /** Reconnects and the live-output pump; its thread starts at the first of them (ticks are the loop's own). */
     private final ScheduledExecutorService timers;
     /** Live output of each held job, filled by capture threads and drained into {@link Input.Output}. */
     private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
@@ -99,9 +100,11 @@ public final class RunnerAgent {
      * unless {@link #restTicks} says more, so drivers that do not ask tick as before.
      */
     private Duration restTickInterval;
-    /** The next tick, and when it is due ({@link System#nanoTime}); both only touched by the loop thread. */
-    private ScheduledFuture<?> nextTick;
-
+    /**
+     * When the next tick is due ({@link System#nanoTime}); only the loop thread touches it. The loop
+     * waits for its next input at most until then and ticks itself: no timer thread wakes to post a
+     * tick (issue 45: one wake-up fewer per tick at rest, and the timer's own re-arming gone).
+     */
     private long nextTickDue;
     /** The live-output pump, scheduled only while a job holds live output (none at rest). */
     private ScheduledFuture<?> pump;
@@ -193,7 +196,7 @@ public final class RunnerAgent {
         this.channel = new ChannelClient(
                 http, target.server(), target.runner(), target.key(), config.maxMessageBytes(), this::post, clock);
         this.timers = Executors.newSingleThreadScheduledExecutor(
-                r -> Thread.ofPlatform().daemon().name("baton-heartbeat").unstarted(r));
+                r -> Thread.ofPlatform().daemon().name("baton-timers").unstarted(r));
     }
 
     /**
@@ -337,7 +340,7 @@ public final class RunnerAgent {
         reportHeldImages();
         try {
             while (true) {
-                Input input = inputs.take();
+                Input input = nextInput();
                 if (input instanceof Input.Received(ServerMessage.Welcome welcome)) log.info("{}", connected(welcome));
                 // Once per connection, before the machine's ready (which it sends as it handles this input), so a
                 // spec's noise limit already sees it; the server keeps one row per calibration, so a resend costs
@@ -389,14 +392,17 @@ public final class RunnerAgent {
     }
 
     private void scheduleTick(Duration delay) {
-        if (nextTick != null) nextTick.cancel(false);
         nextTickDue = System.nanoTime() + delay.toNanos();
-        try {
-            nextTick = timers.schedule(
-                    () -> post(new Input.Tick(clock.instant())), delay.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            nextTick = null; // shutting down
-        }
+    }
+
+    /**
+     * The next input, or a tick when one is due first. An overdue tick comes before any queued
+     * input, so a stream of output cannot hold the heartbeat back.
+     */
+    private Input nextInput() throws InterruptedException {
+        long wait = nextTickDue - System.nanoTime();
+        Input input = wait > 0 ? inputs.poll(wait, TimeUnit.NANOSECONDS) : null;
+        return input != null ? input : new Input.Tick(clock.instant());
     }
 
     /** The line that tells an operator the runner is up: where, as whom, for which specs, how it runs jobs. */
