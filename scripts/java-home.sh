@@ -66,7 +66,7 @@ baton_find_java() {
 # jdk.internal.httpclient.selectorTimeout: the JDK HTTP client's selector thread, with nothing to do,
 # wakes every 30 s instead of every 3 s (it only looks whether the client was dropped; timers and
 # I/O still wake it at once; decision 0073).
-BATON_RUNNER_DEFAULT_JAVA_OPTS="-XX:+IgnoreUnrecognizedVMOptions -XX:+UseSerialGC -Xms8m -Xmx256m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
+BATON_RUNNER_DEFAULT_JAVA_OPTS="-XX:+IgnoreUnrecognizedVMOptions -XX:+UseSerialGC -Xms8m -Xmx256m -XX:NewRatio=8 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
 -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=32m -XX:-UsePerfData -Xss512k \
 -XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=60000 -XX:ServiceThreadCleanupInterval=60000 \
 -XX:+UnlockExperimentalVMOptions -XX:TrimNativeHeapInterval=10000 -Djdk.internal.httpclient.selectorTimeout=30000"
@@ -108,7 +108,8 @@ baton_exec() {
             ;;
     esac
     # The runner agent spends its life idle beside benchmarks: a small serial heap that grows only
-    # when a job needs it, C1 only, no perf-data file, the JVM's own periodic threads
+    # when a job needs it, its young generation a ninth of it (about 1 MiB at rest, growing with
+    # the heap), C1 only, no perf-data file, the JVM's own periodic threads
     # (monitor deflation every 250 ms, service-thread cleanup every second) made to wake seldom,
     # and the C heap's free pages returned to the system every 10 s (malloc_trim).
     # Decisions 0051, 0068 and 0078 and docs/benchmarks/agent-at-rest.md say what each one saves.
