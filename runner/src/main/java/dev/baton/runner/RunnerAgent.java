@@ -51,7 +51,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -89,7 +88,7 @@ public final class RunnerAgent {
     private final URI server;
     private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
     private final Map<JobUuid, Execution> executions = new HashMap<>();
-    /** Reconnects and the live-output pump; its thread starts at the first of them (ticks are the loop's own). */
+    /** Reconnects and the live-output pumps; its thread starts at the first of them (ticks are the loop's own). */
     private final ScheduledExecutorService timers;
     /** Live output of each held job, filled by capture threads and drained into {@link Input.Output}. */
     private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
@@ -106,8 +105,12 @@ public final class RunnerAgent {
      * tick (issue 45: one wake-up fewer per tick at rest, and the timer's own re-arming gone).
      */
     private long nextTickDue;
-    /** The live-output pump, scheduled only while a job holds live output (none at rest). */
-    private ScheduledFuture<?> pump;
+    /**
+     * Whether a pump is due within {@link LiveOutput#FLUSH_INTERVAL}: armed by the first bytes a job
+     * prints after a flush, so the timer thread wakes only while a job prints (issue 45: a silent
+     * job's agent, like an idle one, has no timer waking it).
+     */
+    private final AtomicBoolean pumpTimed = new AtomicBoolean();
 
     private final MachineInspector inspector;
 
@@ -360,7 +363,8 @@ public final class RunnerAgent {
                 } finally {
                     if (input instanceof Input.Output o) {
                         LiveOutput buffer = liveOutput.get(o.job());
-                        if (buffer != null) buffer.consumed();
+                        // What the job printed while this batch was queued waits for the next pump.
+                        if (buffer != null && buffer.consumed()) pumpWithin();
                     }
                 }
                 for (Effect effect : effects) {
@@ -444,12 +448,6 @@ public final class RunnerAgent {
                         return;
                     }
                     liveOutput.put(p.job().uuid(), new LiveOutput());
-                    if (pump == null)
-                        pump = timers.scheduleWithFixedDelay(
-                                this::pumpOutput,
-                                LiveOutput.FLUSH_INTERVAL.toMillis(),
-                                LiveOutput.FLUSH_INTERVAL.toMillis(),
-                                TimeUnit.MILLISECONDS);
                     executions.put(p.job().uuid(), executor.prepare(p.job(), events(p.job())));
                 }
                 case Effect.StartWorkload w -> withExecution(w.job(), Execution::start);
@@ -461,11 +459,6 @@ public final class RunnerAgent {
                     outbox.deleteInflight(d.job());
                     executions.remove(d.job());
                     liveOutput.remove(d.job());
-                    if (liveOutput.isEmpty() && pump != null) {
-                        // At rest nothing is pumped: no timer wakes the agent (issue 45).
-                        pump.cancel(false);
-                        pump = null;
-                    }
                 }
                 case Effect.ApplyUpdate u ->
                     Thread.ofVirtual().name("baton-update").start(() -> {
@@ -516,6 +509,23 @@ public final class RunnerAgent {
         for (var e : liveOutput.entrySet()) {
             if (e.getValue().claim())
                 post(new Input.Output(e.getKey(), e.getValue().drain(), clock.instant()));
+        }
+    }
+
+    /** A pump within {@link LiveOutput#FLUSH_INTERVAL}, unless one is already due then. */
+    private void pumpWithin() {
+        if (pumpTimed.compareAndSet(false, true)) {
+            try {
+                timers.schedule(
+                        () -> {
+                            pumpTimed.set(false);
+                            pumpOutput();
+                        },
+                        LiveOutput.FLUSH_INTERVAL.toMillis(),
+                        TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                pumpTimed.set(false); // shutting down
+            }
         }
     }
 
@@ -593,7 +603,9 @@ public final class RunnerAgent {
             @Override
             public void output(int iteration, LogStream stream, byte[] bytes, int offset, int length) {
                 LiveOutput buffer = liveOutput.get(id);
-                if (buffer != null && buffer.write(iteration, stream, bytes, offset, length)) pumpSoon();
+                if (buffer == null) return;
+                if (buffer.write(iteration, stream, bytes, offset, length)) pumpSoon();
+                else pumpWithin();
             }
         };
     }

@@ -150,6 +150,26 @@ class RunnerAgentTest {
         assertThat(exit.get(20, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_OK);
     }
 
+    /**
+     * Issue 45: the live-output pump is armed by output, not by a job: a job that prints nothing
+     * runs and reports without any timer thread waking beside it.
+     */
+    @Test
+    void aSilentJobRunsWithoutATimerThread() throws Exception {
+        peer = new ScriptedPeer(key.reveal(), this::server);
+        queue.add(shellJob("sleep 1", 60, List.of()));
+        RunnerAgent agent = agent(MachineConfig.defaults("test"), work);
+        Future<Integer> exit = run(agent);
+        peer.await(RunnerMessage.Running.class, WAIT);
+        peer.await(RunnerMessage.Completed.class, WAIT);
+
+        assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName)
+                .doesNotContain("baton-timers");
+        agent.signal(Input.Signal.TERMINATE);
+        assertThat(exit.get(20, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_OK);
+    }
+
     @Test
     void serverRestartMidJobDeliversTheResultAfterReconnectBeforeTheNextReady() throws Exception {
         peer = new ScriptedPeer(key.reveal(), this::server);
