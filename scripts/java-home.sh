@@ -61,14 +61,14 @@ baton_find_java() {
     baton_find_java_home java
 }
 
-# The runner agent's JVM options (decisions 0051, 0068 and 0073); BATON_RUNNER_JAVA_OPTS replaces them.
+# The runner agent's JVM options (decisions 0051, 0068, 0073 and 0078); BATON_RUNNER_JAVA_OPTS replaces them.
 # TrimNativeHeapInterval is experimental in the 21 updates that have it before JDK-8325496, hence the unlock.
 # jdk.internal.httpclient.selectorTimeout: the JDK HTTP client's selector thread, with nothing to do,
 # wakes every 30 s instead of every 3 s (it only looks whether the client was dropped; timers and
 # I/O still wake it at once; decision 0073).
-BATON_RUNNER_DEFAULT_JAVA_OPTS="-XX:+IgnoreUnrecognizedVMOptions -XX:+UseSerialGC -Xms8m -Xmx256m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
+BATON_RUNNER_DEFAULT_JAVA_OPTS="-XX:+IgnoreUnrecognizedVMOptions -XX:+UseSerialGC -Xms8m -Xmx256m -XX:NewRatio=8 -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 \
 -XX:TieredStopAtLevel=1 -XX:CICompilerCount=1 -XX:ReservedCodeCacheSize=32m -XX:-UsePerfData -Xss512k \
--XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=10000 -XX:ServiceThreadCleanupInterval=10000 \
+-XX:+UnlockDiagnosticVMOptions -XX:AsyncDeflationInterval=60000 -XX:ServiceThreadCleanupInterval=60000 \
 -XX:+UnlockExperimentalVMOptions -XX:TrimNativeHeapInterval=10000 -Djdk.internal.httpclient.selectorTimeout=30000"
 
 # baton_exec JAR ARGS...: runs Baton with $JAVA_HOME (exec: signals reach the JVM directly).
@@ -108,10 +108,11 @@ baton_exec() {
             ;;
     esac
     # The runner agent spends its life idle beside benchmarks: a small serial heap that grows only
-    # when a job needs it, C1 only, no perf-data file, the JVM's own periodic threads
+    # when a job needs it, its young generation a ninth of it (about 1 MiB at rest, growing with
+    # the heap), C1 only, no perf-data file, the JVM's own periodic threads
     # (monitor deflation every 250 ms, service-thread cleanup every second) made to wake seldom,
     # and the C heap's free pages returned to the system every 10 s (malloc_trim).
-    # Decisions 0051 and 0068 and docs/benchmarks/agent-at-rest.md say what each one saves.
+    # Decisions 0051, 0068 and 0078 and docs/benchmarks/agent-at-rest.md say what each one saves.
     # BATON_RUNNER_JAVA_OPTS replaces the list (empty: the JVM's defaults); BATON_JAVA_OPTS comes
     # after it, so an option there wins (e.g. -Xmx512m for a --max-message-bytes above 32 MiB).
     local agent=()

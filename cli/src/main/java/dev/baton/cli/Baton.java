@@ -18,36 +18,44 @@ public final class Baton implements Runnable {
      * picocli reads every option of every registered command by reflection when the command line
      * is built, which was a quarter of a short command's start-up.
      */
-    static final List<Class<?>> SUBCOMMANDS = List.of(
-            UpCommand.class,
-            ServerCommand.class,
-            RunnersCommand.class,
-            SpecsCommand.class,
-            PoolsCommand.class,
-            OrganizationsCommand.class,
-            ProjectsCommand.class,
-            RunCommand.class,
-            JobsCommand.class,
-            ReportsCommand.class,
-            ThresholdsCommand.class,
-            AlertsCommand.class,
-            MetricsCommand.class,
-            WebhooksCommand.class,
-            CodeHostsCommand.class,
-            SchedulesCommand.class,
-            UsersCommand.class,
-            MembersCommand.class,
-            TokensCommand.class,
-            AuditCommand.class,
-            UsageCommand.class,
-            LoginCommand.class,
-            WhoAmICommand.class,
-            OjsCommand.class,
-            dev.baton.cli.image.ImageCommand.class,
-            dev.baton.cli.runner.RunnerCommand.class,
-            dev.baton.cli.router.RouterCommand.class,
-            CompletionCommand.class,
-            CommandLine.HelpCommand.class);
+    static final List<Subcommand> SUBCOMMANDS = List.of(
+            new Subcommand("up", UpCommand.class),
+            new Subcommand("server", ServerCommand.class),
+            new Subcommand("runners", RunnersCommand.class),
+            new Subcommand("specs", SpecsCommand.class),
+            new Subcommand("pools", PoolsCommand.class),
+            new Subcommand("orgs", OrganizationsCommand.class),
+            new Subcommand("projects", ProjectsCommand.class),
+            new Subcommand("run", RunCommand.class),
+            new Subcommand("jobs", JobsCommand.class),
+            new Subcommand("reports", ReportsCommand.class),
+            new Subcommand("thresholds", ThresholdsCommand.class),
+            new Subcommand("alerts", AlertsCommand.class),
+            new Subcommand("metrics", MetricsCommand.class),
+            new Subcommand("webhooks", WebhooksCommand.class),
+            new Subcommand("code-hosts", CodeHostsCommand.class),
+            new Subcommand("schedules", SchedulesCommand.class),
+            new Subcommand("users", UsersCommand.class),
+            new Subcommand("members", MembersCommand.class),
+            new Subcommand("tokens", TokensCommand.class),
+            new Subcommand("audit", AuditCommand.class),
+            new Subcommand("usage", UsageCommand.class),
+            new Subcommand("login", LoginCommand.class),
+            new Subcommand("whoami", WhoAmICommand.class),
+            new Subcommand("ojs", OjsCommand.class),
+            new Subcommand("image", dev.baton.cli.image.ImageCommand.class),
+            new Subcommand("runner", dev.baton.cli.runner.RunnerCommand.class),
+            new Subcommand("router", dev.baton.cli.router.RouterCommand.class),
+            new Subcommand("completion", CompletionCommand.class),
+            new Subcommand("help", CommandLine.HelpCommand.class));
+
+    /**
+     * A subcommand's name and class. The name is its {@code @Command}'s too (a test holds them
+     * equal); it is written here again so that finding the command a call names reads no
+     * annotation: parsing one {@code @Command} loads the classes of all its subcommands, and reading
+     * them all loaded about 120 command classes that a runner agent never uses (decision 0078).
+     */
+    record Subcommand(String name, Class<?> type) {}
 
     /** Subcommands that look at the whole command tree, so they get every command registered. */
     private static final List<String> NEED_THE_WHOLE_TREE = List.of("help", "completion", "generate-completion");
@@ -96,17 +104,16 @@ public final class Baton implements Runnable {
         if (args.length == 1 && (args[0].equals("--version") || args[0].equals("-V")))
             return configure(environment, List.of());
         if (args.length > 0 && !NEED_THE_WHOLE_TREE.contains(args[0])) {
-            for (Class<?> command : SUBCOMMANDS) {
-                if (command.getAnnotation(Command.class).name().equals(args[0]))
-                    return configure(environment, List.of(command));
+            for (Subcommand command : SUBCOMMANDS) {
+                if (command.name().equals(args[0])) return configure(environment, List.of(command));
             }
         }
         return commandLine(environment);
     }
 
-    private static CommandLine configure(CliEnvironment environment, List<Class<?>> subcommands) {
+    private static CommandLine configure(CliEnvironment environment, List<Subcommand> subcommands) {
         CommandLine cli = new CommandLine(new Baton(environment));
-        subcommands.forEach(cli::addSubcommand);
+        subcommands.forEach(command -> cli.addSubcommand(command.type()));
         addHelpEverywhere(cli);
         ErrorHandlers.install(cli);
         return cli;

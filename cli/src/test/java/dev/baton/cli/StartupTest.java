@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /**
  * What start-up leaves out (issue 11): a call builds the picocli model only of the subcommand it
@@ -21,6 +24,39 @@ class StartupTest {
                 .containsOnlyKeys("runners");
         assertThat(Baton.commandLine(new String[] {"--version"}).getSubcommands())
                 .isEmpty();
+    }
+
+    @Test
+    void eachSubcommandsNameIsTheOneItsCommandAnnotationGives() {
+        assertThat(Baton.SUBCOMMANDS)
+                .allSatisfy(command -> assertThat(command.type()
+                                .getAnnotation(CommandLine.Command.class)
+                                .name())
+                        .isEqualTo(command.name()));
+    }
+
+    /**
+     * Finding the named subcommand reads no other command's annotation, which would load the classes
+     * of all its subcommands (decision 0078): a fresh JVM, {@code -Xlog:class+load}, {@code runner --help}.
+     */
+    @Test
+    void aCallLoadsTheClassesOfNoOtherCommand() throws Exception {
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        Process process = new ProcessBuilder(
+                        java,
+                        "-Xlog:class+load=info",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        Baton.class.getName(),
+                        "runner",
+                        "--help")
+                .redirectErrorStream(true)
+                .start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(out).contains("dev.baton.cli.runner.RunnerCommand ");
+        assertThat(out).doesNotContain("dev.baton.cli.JobsCommand$").doesNotContain("dev.baton.cli.RunnersCommand$");
     }
 
     @Test

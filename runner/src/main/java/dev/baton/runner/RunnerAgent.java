@@ -51,7 +51,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -89,6 +88,7 @@ public final class RunnerAgent {
     private final URI server;
     private final BlockingQueue<Input> inputs = new LinkedBlockingQueue<>();
     private final Map<JobUuid, Execution> executions = new HashMap<>();
+    /** Reconnects and the live-output pumps; its thread starts at the first of them (ticks are the loop's own). */
     private final ScheduledExecutorService timers;
     /** Live output of each held job, filled by capture threads and drained into {@link Input.Output}. */
     private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
@@ -99,12 +99,18 @@ public final class RunnerAgent {
      * unless {@link #restTicks} says more, so drivers that do not ask tick as before.
      */
     private Duration restTickInterval;
-    /** The next tick, and when it is due ({@link System#nanoTime}); both only touched by the loop thread. */
-    private ScheduledFuture<?> nextTick;
-
+    /**
+     * When the next tick is due ({@link System#nanoTime}); only the loop thread touches it. The loop
+     * waits for its next input at most until then and ticks itself: no timer thread wakes to post a
+     * tick (issue 45: one wake-up fewer per tick at rest, and the timer's own re-arming gone).
+     */
     private long nextTickDue;
-    /** The live-output pump, scheduled only while a job holds live output (none at rest). */
-    private ScheduledFuture<?> pump;
+    /**
+     * Whether a pump is due within {@link LiveOutput#FLUSH_INTERVAL}: armed by the first bytes a job
+     * prints after a flush, so the timer thread wakes only while a job prints (issue 45: a silent
+     * job's agent, like an idle one, has no timer waking it).
+     */
+    private final AtomicBoolean pumpTimed = new AtomicBoolean();
 
     private final MachineInspector inspector;
 
@@ -193,7 +199,7 @@ public final class RunnerAgent {
         this.channel = new ChannelClient(
                 http, target.server(), target.runner(), target.key(), config.maxMessageBytes(), this::post, clock);
         this.timers = Executors.newSingleThreadScheduledExecutor(
-                r -> Thread.ofPlatform().daemon().name("baton-heartbeat").unstarted(r));
+                r -> Thread.ofPlatform().daemon().name("baton-timers").unstarted(r));
     }
 
     /**
@@ -337,7 +343,7 @@ public final class RunnerAgent {
         reportHeldImages();
         try {
             while (true) {
-                Input input = inputs.take();
+                Input input = nextInput();
                 if (input instanceof Input.Received(ServerMessage.Welcome welcome)) log.info("{}", connected(welcome));
                 // Once per connection, before the machine's ready (which it sends as it handles this input), so a
                 // spec's noise limit already sees it; the server keeps one row per calibration, so a resend costs
@@ -357,7 +363,8 @@ public final class RunnerAgent {
                 } finally {
                     if (input instanceof Input.Output o) {
                         LiveOutput buffer = liveOutput.get(o.job());
-                        if (buffer != null) buffer.consumed();
+                        // What the job printed while this batch was queued waits for the next pump.
+                        if (buffer != null && buffer.consumed()) pumpWithin();
                     }
                 }
                 for (Effect effect : effects) {
@@ -389,14 +396,17 @@ public final class RunnerAgent {
     }
 
     private void scheduleTick(Duration delay) {
-        if (nextTick != null) nextTick.cancel(false);
         nextTickDue = System.nanoTime() + delay.toNanos();
-        try {
-            nextTick = timers.schedule(
-                    () -> post(new Input.Tick(clock.instant())), delay.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            nextTick = null; // shutting down
-        }
+    }
+
+    /**
+     * The next input, or a tick when one is due first. An overdue tick comes before any queued
+     * input, so a stream of output cannot hold the heartbeat back.
+     */
+    private Input nextInput() throws InterruptedException {
+        long wait = nextTickDue - System.nanoTime();
+        Input input = wait > 0 ? inputs.poll(wait, TimeUnit.NANOSECONDS) : null;
+        return input != null ? input : new Input.Tick(clock.instant());
     }
 
     /** The line that tells an operator the runner is up: where, as whom, for which specs, how it runs jobs. */
@@ -438,12 +448,6 @@ public final class RunnerAgent {
                         return;
                     }
                     liveOutput.put(p.job().uuid(), new LiveOutput());
-                    if (pump == null)
-                        pump = timers.scheduleWithFixedDelay(
-                                this::pumpOutput,
-                                LiveOutput.FLUSH_INTERVAL.toMillis(),
-                                LiveOutput.FLUSH_INTERVAL.toMillis(),
-                                TimeUnit.MILLISECONDS);
                     executions.put(p.job().uuid(), executor.prepare(p.job(), events(p.job())));
                 }
                 case Effect.StartWorkload w -> withExecution(w.job(), Execution::start);
@@ -455,11 +459,6 @@ public final class RunnerAgent {
                     outbox.deleteInflight(d.job());
                     executions.remove(d.job());
                     liveOutput.remove(d.job());
-                    if (liveOutput.isEmpty() && pump != null) {
-                        // At rest nothing is pumped: no timer wakes the agent (issue 45).
-                        pump.cancel(false);
-                        pump = null;
-                    }
                 }
                 case Effect.ApplyUpdate u ->
                     Thread.ofVirtual().name("baton-update").start(() -> {
@@ -510,6 +509,23 @@ public final class RunnerAgent {
         for (var e : liveOutput.entrySet()) {
             if (e.getValue().claim())
                 post(new Input.Output(e.getKey(), e.getValue().drain(), clock.instant()));
+        }
+    }
+
+    /** A pump within {@link LiveOutput#FLUSH_INTERVAL}, unless one is already due then. */
+    private void pumpWithin() {
+        if (pumpTimed.compareAndSet(false, true)) {
+            try {
+                timers.schedule(
+                        () -> {
+                            pumpTimed.set(false);
+                            pumpOutput();
+                        },
+                        LiveOutput.FLUSH_INTERVAL.toMillis(),
+                        TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                pumpTimed.set(false); // shutting down
+            }
         }
     }
 
@@ -587,7 +603,9 @@ public final class RunnerAgent {
             @Override
             public void output(int iteration, LogStream stream, byte[] bytes, int offset, int length) {
                 LiveOutput buffer = liveOutput.get(id);
-                if (buffer != null && buffer.write(iteration, stream, bytes, offset, length)) pumpSoon();
+                if (buffer == null) return;
+                if (buffer.write(iteration, stream, bytes, offset, length)) pumpSoon();
+                else pumpWithin();
             }
         };
     }

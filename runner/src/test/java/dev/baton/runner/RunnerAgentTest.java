@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real agent (socket, outbox, process executor, heartbeat thread) against a scripted peer
+ * The real agent (socket, outbox, process executor, its loop's own ticks) against a scripted peer
  * standing in for the server's channel, which lands separately; end-to-end tests against the
  * real server come with the integration.
  */
@@ -126,6 +126,46 @@ class RunnerAgentTest {
         peer.await(RunnerMessage.Ready.class, WAIT);
         assertThat(new Outbox(work.resolve("outbox")).results()).isEmpty();
 
+        agent.signal(Input.Signal.TERMINATE);
+        assertThat(exit.get(20, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_OK);
+    }
+
+    /**
+     * Issue 45: the loop ticks itself (it waits for its next input at most until the tick is due), so
+     * an agent that only heartbeats starts no timer thread at all: a thread that woke for every tick
+     * and handed it over was one more wake-up per tick at rest.
+     */
+    @Test
+    void heartbeatsGoOnWithoutATimerThread() throws Exception {
+        peer = new ScriptedPeer(key.reveal(), this::server);
+        RunnerAgent agent = agent(MachineConfig.defaults("test"), work);
+        Future<Integer> exit = run(agent);
+        peer.await(RunnerMessage.Ready.class, WAIT);
+        for (int i = 0; i < 3; i++) peer.await(RunnerMessage.Heartbeat.class, WAIT);
+
+        assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName)
+                .noneMatch(name -> name.equals("baton-timers") || name.equals("baton-heartbeat"));
+        agent.signal(Input.Signal.TERMINATE);
+        assertThat(exit.get(20, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_OK);
+    }
+
+    /**
+     * Issue 45: the live-output pump is armed by output, not by a job: a job that prints nothing
+     * runs and reports without any timer thread waking beside it.
+     */
+    @Test
+    void aSilentJobRunsWithoutATimerThread() throws Exception {
+        peer = new ScriptedPeer(key.reveal(), this::server);
+        queue.add(shellJob("sleep 1", 60, List.of()));
+        RunnerAgent agent = agent(MachineConfig.defaults("test"), work);
+        Future<Integer> exit = run(agent);
+        peer.await(RunnerMessage.Running.class, WAIT);
+        peer.await(RunnerMessage.Completed.class, WAIT);
+
+        assertThat(Thread.getAllStackTraces().keySet())
+                .extracting(Thread::getName)
+                .doesNotContain("baton-timers");
         agent.signal(Input.Signal.TERMINATE);
         assertThat(exit.get(20, TimeUnit.SECONDS)).isEqualTo(RunnerMachine.EXIT_OK);
     }

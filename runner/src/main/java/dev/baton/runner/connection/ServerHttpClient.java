@@ -2,10 +2,17 @@ package dev.baton.runner.connection;
 
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.time.Duration;
+import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLContextSpi;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLServerSocketFactory;
+import javax.net.ssl.SSLSessionContext;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManager;
 
 /**
  * The HTTP client the agent talks to its server with. Built without a TLS context when the server's
@@ -13,8 +20,10 @@ import javax.net.ssl.SSLParameters;
  * {@code SSLContext} when it is built, which parses every CA certificate of the JDK's trust store
  * and loads the TLS stack (about 430 classes and 1.2 MiB of heap, 2026-11-29) that an agent on a
  * plain-HTTP server never uses, and keeps all of it for its life (issue 45, decision 0068). The
- * context given instead is never initialised: a TLS connection through this client fails instead of
- * running without the trust store.
+ * context given instead is {@link NoTls}, which has no provider behind it: even asking the JDK for
+ * an uninitialised {@code TLS} context loads its provider's cipher suites and key-exchange tables
+ * (decision 0078). A TLS connection through this client fails instead of running without the trust
+ * store.
  *
  * <p>Its executor runs each task at once, on the thread that hands it over: the client's selector
  * thread, which read the bytes, runs the channel's listener itself instead of waking a worker
@@ -37,13 +46,57 @@ public final class ServerHttpClient {
     public static HttpClient forServer(URI server) {
         HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10));
         if ("http".equalsIgnoreCase(server.getScheme())) {
-            builder.executor(Runnable::run);
-            try {
-                builder.sslContext(SSLContext.getInstance("TLS")).sslParameters(new SSLParameters());
-            } catch (NoSuchAlgorithmException e) {
-                // Every JDK has TLS; without it the default context is what the client gets.
-            }
+            builder.executor(Runnable::run).sslContext(new NoTls()).sslParameters(new SSLParameters());
         }
         return builder.build();
+    }
+
+    /** A TLS context for a client that never speaks TLS: each use fails, saying why. */
+    static final class NoTls extends SSLContext {
+        NoTls() {
+            super(new Refusing(), null, "none");
+        }
+    }
+
+    private static final class Refusing extends SSLContextSpi {
+        private static UnsupportedOperationException refused() {
+            return new UnsupportedOperationException(
+                    "this client talks plain HTTP to its server; it has no TLS (ServerHttpClient)");
+        }
+
+        @Override
+        protected void engineInit(KeyManager[] km, TrustManager[] tm, SecureRandom random) {
+            throw refused();
+        }
+
+        @Override
+        protected SSLSocketFactory engineGetSocketFactory() {
+            throw refused();
+        }
+
+        @Override
+        protected SSLServerSocketFactory engineGetServerSocketFactory() {
+            throw refused();
+        }
+
+        @Override
+        protected SSLEngine engineCreateSSLEngine() {
+            throw refused();
+        }
+
+        @Override
+        protected SSLEngine engineCreateSSLEngine(String host, int port) {
+            throw refused();
+        }
+
+        @Override
+        protected SSLSessionContext engineGetServerSessionContext() {
+            throw refused();
+        }
+
+        @Override
+        protected SSLSessionContext engineGetClientSessionContext() {
+            throw refused();
+        }
     }
 }

@@ -19,8 +19,9 @@ import java.util.Set;
  * Between a job's capture threads and the agent loop: the output printed since the last flush, in
  * the order it was printed, bounded by {@link #BUFFER_BYTES}. A capture thread only copies into
  * memory (it never waits on the loop or the network); past the bound the bytes are counted as
- * dropped instead. The agent drains it every {@link #FLUSH_INTERVAL}, or sooner once
- * {@link #FLUSH_BYTES} are waiting, into {@link OutputChunk}s of whole UTF-8 characters.
+ * dropped instead. The agent drains it within {@link #FLUSH_INTERVAL} of the first bytes waiting,
+ * or sooner once {@link #FLUSH_BYTES} are waiting, into {@link OutputChunk}s of whole UTF-8
+ * characters; while nothing waits, nothing is scheduled.
  *
  * <p>Byte counts are exact per stream (text bytes plus dropped bytes add up to what the capture
  * kept), so the server can tell where each live entry lies in the stored output: an incomplete
@@ -115,8 +116,10 @@ public final class LiveOutput {
         return true;
     }
 
-    public synchronized void consumed() {
+    /** The loop handled the claimed batch; whether more waits already (printed meanwhile). */
+    public synchronized boolean consumed() {
         queued = false;
+        return !segments.isEmpty();
     }
 
     /** Everything waiting, as chunks of at most one log message each, in print order. */

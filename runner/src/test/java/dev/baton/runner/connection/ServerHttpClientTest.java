@@ -35,7 +35,11 @@ class ServerHttpClientTest {
             URI base = URI.create("http://127.0.0.1:" + server.getAddress().getPort());
             HttpClient client = ServerHttpClient.forServer(base);
 
-            assertThat(client.sslContext()).isNotSameAs(SSLContext.getDefault());
+            // Not even an uninitialised context of the JDK's provider (decision 0078): none is behind it.
+            assertThat(client.sslContext())
+                    .isInstanceOf(ServerHttpClient.NoTls.class)
+                    .extracting(SSLContext::getProvider)
+                    .isNull();
             HttpResponse<String> response = client.send(
                     HttpRequest.newBuilder(base.resolve("/ping")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(response.body()).isEqualTo("pong");

@@ -28,8 +28,23 @@ class LiveOutputTest {
                         OutputChunk.text(0, LogStream.STDOUT, "ab\n", 3),
                         OutputChunk.text(0, LogStream.STDERR, "e\n", 2),
                         OutputChunk.text(0, LogStream.STDOUT, "c\n", 2));
-        o.consumed();
+        assertThat(o.consumed()).as("nothing printed meanwhile").isFalse();
         assertThat(o.claim()).as("nothing waiting").isFalse();
+    }
+
+    /** What a job prints while its last batch is queued is not left behind: the loop's consumed() says so. */
+    @Test
+    void consumedSaysWhetherOutputArrivedWhileTheBatchWasQueued() {
+        LiveOutput o = new LiveOutput();
+        write(o, LogStream.STDOUT, "a\n".getBytes());
+        assertThat(o.claim()).isTrue();
+        o.drain();
+        write(o, LogStream.STDOUT, "b\n".getBytes());
+        assertThat(o.claim()).as("the first batch is still queued").isFalse();
+
+        assertThat(o.consumed()).isTrue();
+        assertThat(o.claim()).isTrue();
+        assertThat(o.drain()).containsExactly(OutputChunk.text(0, LogStream.STDOUT, "b\n", 2));
     }
 
     @Test
