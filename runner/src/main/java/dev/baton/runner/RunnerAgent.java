@@ -24,7 +24,7 @@ import dev.baton.runner.executor.StartCheck;
 import dev.baton.runner.fingerprint.CleanMachinePolicy;
 import dev.baton.runner.fingerprint.CpuList;
 import dev.baton.runner.fingerprint.MachineInspector;
-import dev.baton.runner.logs.LiveOutput;
+import dev.baton.runner.logs.OutputPump;
 import dev.baton.runner.machine.Effect;
 import dev.baton.runner.machine.LogBudget;
 import dev.baton.runner.machine.MachineConfig;
@@ -47,12 +47,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,10 +88,8 @@ public final class RunnerAgent {
     private final Map<JobUuid, Execution> executions = new HashMap<>();
     /** Reconnects and the live-output pumps; its thread starts at the first of them (ticks are the loop's own). */
     private final ScheduledExecutorService timers;
-    /** Live output of each held job, filled by capture threads and drained into {@link Input.Output}. */
-    private final Map<JobUuid, LiveOutput> liveOutput = new ConcurrentHashMap<>();
-
-    private final AtomicBoolean pumpScheduled = new AtomicBoolean();
+    /** Live output of each held job, from its capture threads to the loop. */
+    private final OutputPump output;
     /**
      * The longest wait between ticks at rest (issue 45, decision 0051): {@code tickInterval}
      * unless {@link #restTicks} says more, so drivers that do not ask tick as before.
@@ -105,12 +101,6 @@ public final class RunnerAgent {
      * tick (issue 45: one wake-up fewer per tick at rest, and the timer's own re-arming gone).
      */
     private long nextTickDue;
-    /**
-     * Whether a pump is due within {@link LiveOutput#FLUSH_INTERVAL}: armed by the first bytes a job
-     * prints after a flush, so the timer thread wakes only while a job prints (issue 45: a silent
-     * job's agent, like an idle one, has no timer waking it).
-     */
-    private final AtomicBoolean pumpTimed = new AtomicBoolean();
 
     private final MachineInspector inspector;
 
@@ -200,6 +190,7 @@ public final class RunnerAgent {
                 http, target.server(), target.runner(), target.key(), config.maxMessageBytes(), this::post, clock);
         this.timers = Executors.newSingleThreadScheduledExecutor(
                 r -> Thread.ofPlatform().daemon().name("baton-timers").unstarted(r));
+        this.output = new OutputPump(timers, this::post, clock);
     }
 
     /**
@@ -361,11 +352,7 @@ public final class RunnerAgent {
                             e);
                     continue;
                 } finally {
-                    if (input instanceof Input.Output o) {
-                        LiveOutput buffer = liveOutput.get(o.job());
-                        // What the job printed while this batch was queued waits for the next pump.
-                        if (buffer != null && buffer.consumed()) pumpWithin();
-                    }
+                    if (input instanceof Input.Output o) output.consumed(o.job());
                 }
                 for (Effect effect : effects) {
                     if (effect instanceof Effect.Exit exit) {
@@ -447,7 +434,7 @@ public final class RunnerAgent {
                                 refused.get().getMessage()));
                         return;
                     }
-                    liveOutput.put(p.job().uuid(), new LiveOutput());
+                    output.open(p.job().uuid());
                     executions.put(p.job().uuid(), executor.prepare(p.job(), events(p.job())));
                 }
                 case Effect.StartWorkload w -> withExecution(w.job(), Execution::start);
@@ -458,7 +445,7 @@ public final class RunnerAgent {
                 case Effect.DeleteInflight d -> {
                     outbox.deleteInflight(d.job());
                     executions.remove(d.job());
-                    liveOutput.remove(d.job());
+                    output.close(d.job());
                 }
                 case Effect.ApplyUpdate u ->
                     Thread.ofVirtual().name("baton-update").start(() -> {
@@ -498,48 +485,6 @@ public final class RunnerAgent {
         Execution e = executions.get(job);
         if (e == null) log.warn("no execution for job {}", job);
         else action.accept(e);
-    }
-
-    /**
-     * Hands each job's waiting output to the loop, at most one batch per job in the queue at a
-     * time: while the loop is busy (a slow send), output piles up in the bounded buffer and is
-     * dropped there, never in an unbounded queue.
-     */
-    private void pumpOutput() {
-        for (var e : liveOutput.entrySet()) {
-            if (e.getValue().claim())
-                post(new Input.Output(e.getKey(), e.getValue().drain(), clock.instant()));
-        }
-    }
-
-    /** A pump within {@link LiveOutput#FLUSH_INTERVAL}, unless one is already due then. */
-    private void pumpWithin() {
-        if (pumpTimed.compareAndSet(false, true)) {
-            try {
-                timers.schedule(
-                        () -> {
-                            pumpTimed.set(false);
-                            pumpOutput();
-                        },
-                        LiveOutput.FLUSH_INTERVAL.toMillis(),
-                        TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                pumpTimed.set(false); // shutting down
-            }
-        }
-    }
-
-    private void pumpSoon() {
-        if (pumpScheduled.compareAndSet(false, true)) {
-            try {
-                timers.execute(() -> {
-                    pumpScheduled.set(false);
-                    pumpOutput();
-                });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                pumpScheduled.set(false); // shutting down
-            }
-        }
     }
 
     /** The machine's state now, or null when it cannot be read (logged: a job never fails for it). */
@@ -602,10 +547,7 @@ public final class RunnerAgent {
 
             @Override
             public void output(int iteration, LogStream stream, byte[] bytes, int offset, int length) {
-                LiveOutput buffer = liveOutput.get(id);
-                if (buffer == null) return;
-                if (buffer.write(iteration, stream, bytes, offset, length)) pumpSoon();
-                else pumpWithin();
+                output.write(id, iteration, stream, bytes, offset, length);
             }
         };
     }
