@@ -1,6 +1,7 @@
 package dev.baton.runner.connection;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.baton.protocol.message.RunnerMessage;
@@ -84,6 +85,19 @@ class ServerHttpClientTest {
                     .isNotNull();
             socket.abort();
         }
+    }
+
+    /** The plain-HTTP client's context refuses TLS outright, saying why, instead of talking TLS without a trust store. */
+    @Test
+    void thePlainHttpClientsTlsContextRefusesEveryUse() {
+        SSLContext context =
+                ServerHttpClient.forServer(URI.create("http://127.0.0.1:1")).sslContext();
+
+        assertThatThrownBy(context::createSSLEngine)
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("plain HTTP");
+        assertThatThrownBy(context::getSocketFactory).isInstanceOf(UnsupportedOperationException.class);
+        assertThatThrownBy(() -> context.init(null, null, null)).isInstanceOf(UnsupportedOperationException.class);
     }
 
     @Test
